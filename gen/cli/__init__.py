@@ -1,0 +1,34 @@
+"""The `gen` command: parses options and calls library functions, nothing more."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gen import __version__
+from gen.errors import GenError
+
+
+class _Group(click.Group):
+    """Turns expected failures into one line on stderr and their exit status."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except GenError as exc:
+            click.secho(f"error: {exc}", fg="red", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted: finished records are saved; re-run the same command to resume",
+                       err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="gen")
+def main() -> None:
+    """Write and label fictional sensitive documents with a local LLM."""
+
+
+# Commands register themselves below, one module per command.

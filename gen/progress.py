@@ -1,0 +1,71 @@
+"""Progress for long runs: a live bar on a terminal, plain log lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+console = Console(stderr=True)
+
+
+@dataclass
+class ProgressReporter:
+    """Counts done items and extra fields (tokens/s, failures) for display."""
+
+    description: str
+    total: int
+    done: int = 0
+    fields: dict[str, str] = field(default_factory=dict)
+    _bar: Progress | None = None
+    _task: int | None = None
+    _last_log: float = 0.0
+    log_every: float = 10.0
+
+    def advance(self, n: int = 1, **fields: object) -> None:
+        self.done += n
+        self.update(**fields)
+
+    def update(self, **fields: object) -> None:
+        self.fields.update({k: str(v) for k, v in fields.items()})
+        extra = " ".join(f"{k}={v}" for k, v in self.fields.items())
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=self.done, extra=extra)
+            return
+        now = time.monotonic()
+        if now - self._last_log >= self.log_every or self.done >= self.total:
+            self._last_log = now
+            print(f"{self.description}: {self.done}/{self.total} {extra}".rstrip(), file=sys.stderr)
+
+
+@contextmanager
+def progress(description: str, total: int, *, done: int = 0) -> Iterator[ProgressReporter]:
+    reporter = ProgressReporter(description=description, total=total, done=done)
+    if not console.is_terminal:
+        yield reporter
+        return
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[extra]}"),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        reporter._bar = bar
+        reporter._task = bar.add_task(description, total=total, completed=done, extra="")
+        yield reporter

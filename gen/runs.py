@@ -1,0 +1,52 @@
+"""Where each stage keeps its output inside a run folder (default `outputs/`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_RUN = Path("outputs")
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    root: Path
+
+    @property
+    def documents(self) -> Path:
+        return self.root / "documents"
+
+    @property
+    def labeled(self) -> Path:
+        return self.root / "labeled"
+
+    @property
+    def wikipedia(self) -> Path:
+        return self.root / "wikipedia"
+
+    @property
+    def queries(self) -> Path:
+        return self.root / "queries"
+
+    @property
+    def dataset(self) -> Path:
+        return self.root / "dataset"
+
+    @property
+    def export(self) -> Path:
+        return self.root / "export"
+
+    @property
+    def stats(self) -> Path:
+        return self.root / "stats"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "cache"
+
+    def rejects(self, stage: str) -> Path:
+        """Records a stage refused (raw output + reason in `meta`), never dropped silently."""
+        return self.root / "rejects" / stage
+
+    def manifest(self, stage: str) -> Path:
+        return self.root / "manifests" / f"{stage}.json"
