@@ -36,16 +36,19 @@ class ProgressReporter:
 
     def advance(self, n: int = 1, **fields: object) -> None:
         self.done += n
-        self.update(**fields)
+        self._show(**fields, final=self.done >= self.total)
 
     def update(self, **fields: object) -> None:
+        self._show(**fields, final=False)
+
+    def _show(self, *, final: bool, **fields: object) -> None:
         self.fields.update({k: str(v) for k, v in fields.items()})
         extra = " ".join(f"{k}={v}" for k, v in self.fields.items())
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=self.done, extra=extra)
             return
         now = time.monotonic()
-        if now - self._last_log >= self.log_every or self.done >= self.total:
+        if final or now - self._last_log >= self.log_every:
             self._last_log = now
             print(f"{self.description}: {self.done}/{self.total} {extra}".rstrip(), file=sys.stderr)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import pyarrow as pa
@@ -187,7 +188,7 @@ def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> No
         by_source.setdefault(span.source, []).append(span)
     for source, group in by_source.items():
         ordered = sorted(group, key=lambda s: (s.start, s.end))
-        for left, right in zip(ordered, ordered[1:]):
+        for left, right in pairwise(ordered):
             if right.start < left.end:
                 raise InvalidSpanError(
                     f"record {record_id}: {source} spans {left.start}-{left.end} ({left.label}) "

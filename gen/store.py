@@ -44,17 +44,23 @@ def _storage_error(path: Path, exc: OSError) -> StorageError:
     return StorageError(f"cannot write {path}: {exc.strerror or exc}")
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a whole file or nothing: temporary name, fsync, rename."""
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write a whole file or nothing: temporary name, fsync, rename.
+
+    `durable=False` skips the fsyncs, for caches whose readers can tell a file
+    lost to a power cut from a good one and simply fetch it again.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         with open(tmp, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        if durable:
+            _fsync_dir(path.parent)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -228,7 +234,9 @@ def read_records(path: Path) -> list[Record]:
         return RecordTable(path).read()
     if path.suffix == ".jsonl":
         with open(path, encoding="utf-8") as handle:
-            return [Record.from_row(_jsonl_row(json.loads(line))) for line in handle if line.strip()]
+            return [
+                Record.from_row(_jsonl_row(json.loads(line))) for line in handle if line.strip()
+            ]
     return [Record.from_row(row) for row in pq.read_table(path).to_pylist()]
 
 

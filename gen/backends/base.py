@@ -58,6 +58,8 @@ class Backend(Protocol):
     name: str
     #: What produced the text: file name or served model id; stored with each record.
     model_id: str
+    #: How many requests the pipeline may keep in flight (1 for in-process engines).
+    concurrency: int
 
     def generate(self, request: GenerationRequest) -> Completion: ...
 

@@ -1,0 +1,53 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+# llama-cpp-python is built from source. GGML_NATIVE=OFF avoids CPU instructions
+# (AMX tiles) that some virtual CPUs refuse; override for a GPU build, e.g.
+#   make run CMAKE_ARGS="-DGGML_CUDA=on"
+PYTHON ?= python3
+VENV ?= .venv
+CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+export CMAKE_ARGS
+# The CPU build of torch for the transformers backend's tests (see README).
+TORCH_SPEC ?= torch==2.13.0
+RUN ?= outputs/demo
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench clean-demo
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/pip install --quiet -e ".[test,transformers]"
+	touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/gen documents --run $(RUN) --category all --n 7 --max-tokens 320
+	$(BIN)/gen label --run $(RUN) --strategy both
+	$(BIN)/gen queries --run $(RUN) --n 200
+	$(BIN)/gen build --run $(RUN)
+	$(BIN)/gen export --run $(RUN) --format jsonl
+	$(BIN)/gen stats --run $(RUN)
+	$(BIN)/gen inspect --run $(RUN) --out $(RUN)/inspect.html
+	@echo
+	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/jsonl/ stats/ inspect.html"
+
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python bench/bench_align.py
+	$(BIN)/python bench/bench_prefix_reuse.py
+
+clean-demo:
+	rm -rf $(RUN)

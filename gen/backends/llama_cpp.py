@@ -1,0 +1,115 @@
+"""llama.cpp in process, through llama-cpp-python.
+
+llama-cpp-python keeps the KV cache of the previous prompt and only evaluates
+the part of a new prompt after the longest common prefix, so callers that send
+prompts sharing a long prefix (few-shot labeling) one after the other get the
+prefix for free.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from gen.backends.base import ChatTemplate, Completion, GenerationRequest
+from gen.errors import ModelError
+
+
+class LlamaCppBackend:
+    name = "llama.cpp"
+    #: llama-cpp-python generates one sequence at a time.
+    concurrency = 1
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        n_gpu_layers: int = 0,
+        n_threads: int | None = None,
+    ) -> None:
+        model_path = Path(model_path)
+        if not model_path.is_file():
+            raise ModelError(f"model file {model_path} not found; expected a .gguf file")
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
+        try:
+            self._llama = Llama(
+                model_path=str(model_path),
+                n_ctx=n_ctx,
+                n_gpu_layers=n_gpu_layers,
+                n_threads=n_threads or os.cpu_count(),
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(
+                f"llama.cpp cannot load {model_path}: {exc}; is it a GGUF file?"
+            ) from None
+        self.model_path = model_path
+        self.model_id = model_path.name
+        self.n_ctx = n_ctx
+        self.n_gpu_layers = n_gpu_layers
+        self._grammars: dict[str, Any] = {}
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode(), add_bos=False, special=True))
+
+    def _grammar(self, source: str) -> Any:
+        if source not in self._grammars:
+            from llama_cpp import LlamaGrammar
+
+            try:
+                self._grammars[source] = LlamaGrammar.from_string(source, verbose=False)
+            except (ValueError, RuntimeError) as exc:
+                raise ModelError(f"llama.cpp rejected the grammar: {exc}") from None
+        return self._grammars[source]
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        sampling = request.sampling
+        started = time.perf_counter()
+        try:
+            result = self._llama.create_completion(
+                prompt=request.prompt,
+                max_tokens=sampling.max_tokens,
+                temperature=sampling.temperature,
+                top_p=sampling.top_p,
+                top_k=sampling.top_k,
+                repeat_penalty=sampling.repeat_penalty,
+                stop=list(sampling.stop) or None,
+                seed=request.seed,
+                grammar=self._grammar(request.grammar) if request.grammar else None,
+            )
+        except ValueError as exc:  # e.g. the prompt does not fit the context window
+            raise ModelError(f"llama.cpp refused the request: {exc}") from None
+        choice = result["choices"][0]
+        usage = result["usage"]
+        return Completion(
+            text=choice["text"],
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            seconds=time.perf_counter() - started,
+            finish_reason=choice.get("finish_reason") or "stop",
+        )
+
+    def chat_template(self) -> ChatTemplate | None:
+        source = self._llama.metadata.get("tokenizer.chat_template")
+        if not source:
+            return None
+        model = self._llama._model
+        return ChatTemplate(
+            source=source,
+            bos_token=model.token_get_text(self._llama.token_bos()),
+            eos_token=model.token_get_text(self._llama.token_eos()),
+        )
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "backend": self.name,
+            "model_path": str(self.model_path),
+            "n_ctx": self.n_ctx,
+            "n_gpu_layers": self.n_gpu_layers,
+        }

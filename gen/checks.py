@@ -1,0 +1,72 @@
+"""Quality checks a generated document must pass before it is accepted.
+
+A document that fails is not dropped: the caller stores it with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+#: Below this length the language guess is too unreliable to reject on.
+_MIN_CHARS_FOR_LANGUAGE = 120
+_MIN_LANGUAGE_CONFIDENCE = 0.95
+
+
+@lru_cache(maxsize=1)
+def _language_identifier():  # type: ignore[no-untyped-def]
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def detect_language(text: str) -> tuple[str, float]:
+    language, confidence = _language_identifier().classify(text)
+    return language, float(confidence)
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"\s+", " ", text.casefold()).strip()
+
+
+class DuplicateIndex:
+    """Exact (normalized hash) and near (rapidfuzz ratio) duplicates of accepted texts."""
+
+    def __init__(self, near_ratio: float) -> None:
+        self.near_ratio = near_ratio
+        self._hashes: set[str] = set()
+        self._texts: list[str] = []
+
+    def add(self, text: str) -> None:
+        normalized = _normalize(text)
+        self._hashes.add(hashlib.sha256(normalized.encode()).hexdigest())
+        self._texts.append(normalized)
+
+    def match(self, text: str) -> str | None:
+        """ "exact_duplicate", "near_duplicate" or None."""
+        normalized = _normalize(text)
+        if hashlib.sha256(normalized.encode()).hexdigest() in self._hashes:
+            return "exact_duplicate"
+        if self._texts and process.extractOne(
+            normalized, self._texts, scorer=fuzz.ratio, score_cutoff=self.near_ratio
+        ):
+            return "near_duplicate"
+        return None
+
+
+def rejection_reason(
+    text: str, *, language: str, min_chars: int, duplicates: DuplicateIndex
+) -> str | None:
+    """Why `text` cannot be accepted, or None when it passes every check."""
+    if not text.strip():
+        return "empty"
+    if len(text) < min_chars:
+        return "too_short"
+    if len(text) >= _MIN_CHARS_FOR_LANGUAGE:
+        detected, confidence = detect_language(text)
+        if detected != language and confidence >= _MIN_LANGUAGE_CONFIDENCE:
+            return "wrong_language"
+    return duplicates.match(text)

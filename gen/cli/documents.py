@@ -1,0 +1,144 @@
+"""`gen documents` and its dry run `gen plan`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gen.backends import make_backend
+from gen.cli.options import (
+    backend_options,
+    backend_options_from,
+    language_option,
+    prompts_option,
+    run_option,
+    seed_option,
+)
+from gen.config import load_language_pack
+from gen.generate import DocumentsOptions, generate_documents
+from gen.plan import ALL, PlanSpec, iter_plan
+from gen.runs import RunPaths
+
+plan_options = [
+    click.option(
+        "--category",
+        default=ALL,
+        show_default=True,
+        help="A category from prompts/categories.yaml, or 'all' (spread, with 'other' negatives).",
+    ),
+    click.option(
+        "--doc-type", default=None, help="Only this document type (name from the taxonomy)."
+    ),
+    click.option(
+        "--n",
+        "n",
+        type=click.IntRange(min=1),
+        default=10,
+        show_default=True,
+        help="Documents wanted in this plan (a re-run resumes up to n).",
+    ),
+    language_option,
+    seed_option,
+    prompts_option,
+]
+
+
+def _with(options: list, func):  # type: ignore[no-untyped-def]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _spec(kwargs: dict[str, Any]) -> PlanSpec:
+    return PlanSpec(
+        language=kwargs["language"],
+        category=kwargs["category"],
+        doc_type=kwargs["doc_type"],
+        seed=kwargs["seed"],
+    )
+
+
+@click.command()
+@run_option
+@backend_options
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=16),
+    default=None,
+    help="Cap on generated tokens per document (default: generation.yaml).",
+)
+@click.option(
+    "--prompt-format",
+    default=None,
+    help="'chat' (the model's template) or a raw format from prompts/formats.yaml, e.g. alpaca.",
+)
+def documents(
+    run_dir: Path, max_tokens: int | None, prompt_format: str | None, **kwargs: Any
+) -> None:
+    """Write N fictional documents with the LLM into RUN/documents."""
+    backend_opts = backend_options_from(kwargs)
+    pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
+    spec = _spec(kwargs)
+    options = DocumentsOptions(
+        spec=spec, n=kwargs["n"], max_tokens=max_tokens, prompt_format=prompt_format
+    )
+    run = RunPaths(run_dir)
+    backend = make_backend(backend_opts)
+    summary = generate_documents(run, pack, backend, options)
+    rejected = ", ".join(f"{reason} {count}" for reason, count in summary.rejected.most_common())
+    click.echo(
+        f"{summary.accepted}/{summary.wanted} documents for plan {spec.key} "
+        f"({summary.new_accepted} new, {summary.tokens_per_second:.1f} tokens/s) in {run.documents}"
+    )
+    if rejected:
+        click.echo(f"rejected (kept in {run.rejects('documents')}): {rejected}")
+    if summary.exhausted:
+        click.echo(
+            "the attempt budget ran out before n documents were accepted; re-run to continue",
+            err=True,
+        )
+
+
+documents = _with(plan_options, documents)
+
+
+@click.command()
+@click.option(
+    "--show",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Print the rendered prompts of the first K items.",
+)
+@click.option(
+    "--prompt-format", default=None, help="Override generation.yaml's format for display."
+)
+def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
+    """Dry run of `gen documents`: prompts and counts, no model, nothing written."""
+    pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
+    spec = _spec(kwargs)
+    items = list(islice(iter_plan(pack, spec), kwargs["n"]))
+    format_name = prompt_format or pack.generation.format
+    for item in items[:show]:
+        click.secho(
+            f"--- {item.id}  [{item.category} / {item.doc_type}]  seed={item.seed}", bold=True
+        )
+        click.echo(f"[format: {format_name}]")
+        click.echo(f"system: {item.parts.system}")
+        click.echo(f"instruction: {item.parts.instruction}")
+        click.echo(f"response prefix: {item.parts.response_prefix!r}\n")
+    by_type = Counter((item.category, item.doc_type) for item in items)
+    by_category = Counter(item.category for item in items)
+    click.secho(f"plan {spec.key}: {len(items)} documents", bold=True)
+    for category, total in by_category.items():
+        click.echo(f"  {category:<12} {total:>5}")
+        for (cat, doc_type), n in sorted(by_type.items()):
+            if cat == category:
+                click.echo(f"      {doc_type:<50} {n:>5}")
+
+
+plan = _with(plan_options, plan)

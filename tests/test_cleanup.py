@@ -1,0 +1,51 @@
+from gen.cleanup import clean_document, cut_unfinished, strip_closing, strip_fences, strip_preamble
+
+PREFIX = "Sure! Here's the generated document:"
+
+
+def test_echoed_prefix_is_removed() -> None:
+    cleaned = clean_document(
+        f"{PREFIX}\nMedical report for Anna.", echoes=[PREFIX], truncated=False
+    )
+    assert cleaned.text == "Medical report for Anna."
+    assert cleaned.removed == ["echo"]
+
+
+def test_preamble_and_fence_and_closing_remark() -> None:
+    raw = (
+        "Certainly! Here is the document:\n```markdown\nARREST REPORT\nSuspect: Tom.\n```\n"
+        "I hope this helps!"
+    )
+    cleaned = clean_document(raw, echoes=[PREFIX], truncated=False)
+    assert cleaned.text == "ARREST REPORT\nSuspect: Tom."
+    assert cleaned.removed == ["preamble", "fence"]
+
+
+def test_italian_preamble() -> None:
+    text, hit = strip_preamble("Ecco il documento richiesto:\nRicetta medica")
+    assert hit and text == "Ricetta medica"
+
+
+def test_a_document_that_merely_starts_with_here_is_kept_when_no_colon_line() -> None:
+    text = "Here in Springfield the council met on Monday and discussed the budget for roads"
+    assert strip_preamble(text) == (text, False)
+
+
+def test_closing_remark_only_at_the_end() -> None:
+    body = "Patient: Anna.\n" * 10
+    text, hit = strip_closing(body + "Note: this document is fictional.")
+    assert hit and text == body.rstrip("\n")
+    early = "Note: fasting required.\n" + body
+    assert strip_closing(early) == (early, False)
+
+
+def test_unfinished_sentence_is_cut_only_when_truncated() -> None:
+    raw = "The patient is stable. The next visit is on"
+    assert clean_document(raw, echoes=[], truncated=False).text == raw
+    assert clean_document(raw, echoes=[], truncated=True).text == "The patient is stable."
+    assert cut_unfinished("Done.") == ("Done.", False)
+
+
+def test_small_fence_inside_a_document_is_left_alone() -> None:
+    text = "A long introduction that explains the configuration. " * 5 + "\n```\nx=1\n```\nEnd."
+    assert strip_fences(text) == (text, False)

@@ -1,0 +1,117 @@
+"""Broken prompt YAMLs fail at start-up with one located message, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.config import default_prompts_dir, load_language_pack
+from gen.errors import ConfigError
+
+
+@pytest.fixture
+def prompts(tmp_path: Path) -> Path:
+    target = tmp_path / "prompts"
+    shutil.copytree(default_prompts_dir(), target)
+    return target
+
+
+def run_plan(prompts: Path, tmp_path: Path, *args: str):
+    result = CliRunner().invoke(main, ["plan", "--prompts", str(prompts), "--n", "3", *args])
+    return result
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"fixture drifted: {old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_shipped_prompts_load_for_every_language() -> None:
+    for language in ("en", "it"):
+        pack = load_language_pack(language)
+        assert set(pack.taxonomy) == set(pack.categories.categories)
+        assert len(pack.files_sha256) == 64
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"),
+    [
+        (
+            "en/generation.yaml",
+            "format: chat",
+            "format: [chat",
+            "en/generation.yaml: line 6, column 7: invalid YAML",
+        ),
+        ("en/generation.yaml", "format: chat", "formatt: chat", "formatt: unknown key"),
+        ("en/generation.yaml", "temperature: 0.9", "temperature: hot", "sampling.temperature"),
+        ("en/generation.yaml", "response_prefix:", "#", "instruction"),
+        ("en/taxonomy.yaml", "politic:", "politics:", "unknown category 'politics'"),
+        ("en/taxonomy.yaml", "kind: inherent}", "kind: innate}", "kind"),
+        (
+            "en/generation.yaml",
+            "'{doc_type}', which",
+            "'{document}', which",
+            "instruction: Value error, unknown placeholder {document}",
+        ),
+        ("en/generation.yaml", "format: chat", "format: vicuna", "unknown format 'vicuna'"),
+        ("categories.yaml", "ethnic: {", "ethnic: {colour: red, ", "categories.ethnic.colour"),
+    ],
+)
+def test_broken_yaml_gives_one_clear_message(
+    prompts: Path, tmp_path: Path, file: str, old: str, new: str, expected: str
+) -> None:
+    if new == "#":  # drop a required key by commenting out the whole instruction block
+        path = prompts / file
+        text = path.read_text()
+        start = text.index("instruction:")
+        end = text.index("# For the non-sensitive")
+        path.write_text(text[:start] + text[end:])
+        expected = "instruction: required key is missing"
+    else:
+        edit(prompts / file, old, new)
+    result = run_plan(prompts, tmp_path)
+    assert result.exit_code == 2, result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_unknown_category_and_language_are_usage_errors(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["plan", "--category", "astrology"])
+    assert result.exit_code == 2
+    assert "unknown category 'astrology'" in result.output and "health" in result.output
+    result = CliRunner().invoke(main, ["plan", "--language", "xx"])
+    assert result.exit_code == 2
+    assert "no prompts for language 'xx'" in result.output
+
+
+def test_broken_yaml_writes_nothing(prompts: Path, tmp_path: Path) -> None:
+    edit(
+        prompts / "en/taxonomy.yaml",
+        "health:",
+        "health: [",
+    )
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        main, ["documents", "--prompts", str(prompts), "--run", str(run), "--n", "1"]
+    )
+    assert result.exit_code == 2
+    assert "taxonomy.yaml" in result.output
+    assert not run.exists()
+
+
+def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["documents", "--model", str(tmp_path / "nope.gguf"), "--run", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 2
+    assert "nope.gguf not found" in result.output
+
+
+def test_config_error_type_is_a_usage_error() -> None:
+    assert ConfigError("x").exit_code == 2

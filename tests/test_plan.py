@@ -1,0 +1,68 @@
+from collections import Counter
+from itertools import islice
+
+import pytest
+
+from gen.config import load_language_pack
+from gen.errors import UsageError
+from gen.plan import PlanSpec, iter_plan, plan_item
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_language_pack("en")
+
+
+def test_same_spec_gives_the_same_items(pack) -> None:
+    spec = PlanSpec(language="en", category="all", seed=7)
+    first = list(islice(iter_plan(pack, spec), 20))
+    again = list(islice(iter_plan(pack, spec), 20))
+    assert first == again
+
+
+def test_an_item_depends_only_on_seed_and_index(pack) -> None:
+    spec = PlanSpec(language="en", category="health", seed=3)
+    assert plan_item(pack, spec, 12) == list(islice(iter_plan(pack, spec), 13))[12]
+
+
+def test_items_differ_and_seeds_change_them(pack) -> None:
+    spec = PlanSpec(language="en", category="health", seed=1)
+    items = list(islice(iter_plan(pack, spec), 30))
+    assert len({item.id for item in items}) == 30
+    assert len({item.persona["name"] for item in items}) >= 25
+    assert len({item.seed for item in items}) == 30
+    other = plan_item(pack, PlanSpec(language="en", category="health", seed=2), 0)
+    assert other.persona != items[0].persona
+
+
+def test_all_spreads_over_categories_with_negatives(pack) -> None:
+    items = list(islice(iter_plan(pack, PlanSpec(language="en")), 70))
+    counts = Counter(item.category for item in items)
+    assert set(counts) == set(pack.categories.categories)
+    assert set(counts.values()) == {10}
+    negatives = [item for item in items if item.category == "other"]
+    assert all(item.sensitive_info == "" for item in negatives)
+
+
+def test_prompt_carries_the_persona_and_document_type(pack) -> None:
+    item = plan_item(pack, PlanSpec(language="en", category="judicial"), 0)
+    assert item.persona["name"] in item.parts.instruction
+    assert f"'{item.doc_type}'" in item.parts.instruction
+    assert item.sensitive_info in item.parts.instruction
+    assert item.parts.response_prefix.startswith("Sure!")
+
+
+def test_doc_type_filter_and_unknown_type(pack) -> None:
+    spec = PlanSpec(language="en", category="all", doc_type="email")
+    items = list(islice(iter_plan(pack, spec), 12))
+    assert {item.doc_type for item in items} == {"Email"}
+    assert "other" not in {item.category for item in items}
+    with pytest.raises(UsageError, match="unknown document type 'Horoscope'"):
+        next(iter_plan(pack, PlanSpec(language="en", category="health", doc_type="Horoscope")))
+
+
+def test_italian_plan_uses_italian_persona_and_prompt() -> None:
+    pack = load_language_pack("it")
+    item = plan_item(pack, PlanSpec(language="it", category="health"), 0)
+    assert "Genera un documento" in item.parts.instruction
+    assert item.persona["birth_date"].count("/") == 2
