@@ -83,7 +83,7 @@ def validation_message(path: Path, data: Any, exc: ValidationError) -> str:
     elif kind == "missing":
         what = "required key is missing"
     else:
-        what = error["msg"]
+        what = error["msg"].removeprefix("Value error, ")
     more = len(exc.errors()) - 1
     suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
     return f"{path}:{where} {key}: {what}{suffix}"
