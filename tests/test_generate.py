@@ -24,7 +24,28 @@ BODY = (
 )
 
 
-WORDS = ["clinic", "visit", "results", "therapy", "morning", "letter", "nurse", "report", "doctor", "week", "follow-up", "tests", "blood", "pressure", "medicine", "treatment", "hospital", "office", "reminder", "schedule"]
+WORDS = [
+    "clinic",
+    "visit",
+    "results",
+    "therapy",
+    "morning",
+    "letter",
+    "nurse",
+    "report",
+    "doctor",
+    "week",
+    "follow-up",
+    "tests",
+    "blood",
+    "pressure",
+    "medicine",
+    "treatment",
+    "hospital",
+    "office",
+    "reminder",
+    "schedule",
+]
 
 
 def unique_reply(request) -> str:

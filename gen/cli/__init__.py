@@ -20,8 +20,10 @@ class _Group(click.Group):
             click.secho(f"error: {exc}", fg="red", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("interrupted: finished records are saved; re-run the same command to resume",
-                       err=True)
+            click.echo(
+                "interrupted: finished records are saved; re-run the same command to resume",
+                err=True,
+            )
             sys.exit(130)
 
 
@@ -32,3 +34,16 @@ def main() -> None:
 
 
 # Commands register themselves below, one module per command.
+from gen.cli.documents import documents, plan  # noqa: E402
+
+main.add_command(documents)
+main.add_command(plan)
+from gen.cli.build import build  # noqa: E402
+
+main.add_command(build)
+from gen.cli.export import export  # noqa: E402
+
+main.add_command(export)
+from gen.cli.stats import stats  # noqa: E402
+
+main.add_command(stats)

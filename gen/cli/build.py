@@ -1,0 +1,97 @@
+"""`gen build`: merge labeled documents, negatives and queries into RUN/dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gen.build import (
+    BUILD_SPAN_SOURCES,
+    LABEL_SCHEMES,
+    OVERLAP_POLICIES,
+    BuildOptions,
+    build_dataset,
+)
+from gen.cli.options import run_option, seed_option
+
+
+def _names(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+@click.command("build")
+@run_option
+@seed_option
+@click.option(
+    "--negatives-share",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="Wikipedia paragraphs as a fraction of all documents (0 = none).",
+)
+@click.option(
+    "--queries/--no-queries",
+    "include_queries",
+    default=True,
+    show_default=True,
+    help="Include the Faker queries.",
+)
+@click.option(
+    "--scheme",
+    type=click.Choice(LABEL_SCHEMES),
+    default="categories",
+    show_default=True,
+    help="categories: GDPR categories; categories+pii: plus PII types; "
+    "binary: every kept span labeled 'sensitive'.",
+)
+@click.option(
+    "--sources",
+    default=",".join(BUILD_SPAN_SOURCES),
+    show_default=True,
+    help="Span sources to keep, comma-separated, highest priority first.",
+)
+@click.option(
+    "--overlap",
+    type=click.Choice(OVERLAP_POLICIES),
+    default="priority",
+    show_default=True,
+    help="Which span wins when spans of two sources overlap.",
+)
+@click.option(
+    "--clean/--no-clean",
+    default=False,
+    show_default=True,
+    help="Lowercase and drop special characters except periods (spans remapped).",
+)
+@click.option("--exclude-flagged", is_flag=True, help="Leave out documents the labeler flagged.")
+@click.option(
+    "--dedup-threshold",
+    type=float,
+    default=0.9,
+    show_default=True,
+    help="Similarity above which a text is removed as a near-duplicate.",
+)
+@click.option(
+    "--group-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="Similarity above which texts must stay in the same split.",
+)
+def build(run_dir: Path, seed: int, sources: str, **options: object) -> None:
+    """Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries."""
+    report = build_dataset(run_dir, BuildOptions(seed=seed, sources=_names(sources), **options))
+    click.echo(
+        f"inputs: {', '.join(report.inputs_found)}"
+        + (f" (missing: {', '.join(report.inputs_missing)})" if report.inputs_missing else "")
+    )
+    click.echo(
+        f"dataset: {report.records} records in {report.groups} groups "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(report.by_source.items()))})"
+    )
+    click.echo(f"negatives: {report.negatives_used} of {report.negatives_available} available")
+    removed = ", ".join(f"{k} {v}" for k, v in sorted(report.removed.items())) or "none"
+    click.echo(f"removed records: {removed}")
+    dropped = ", ".join(f"{k} {v}" for k, v in sorted(report.spans_dropped.items())) or "none"
+    click.echo(f"spans: {report.spans_kept} kept; dropped: {dropped}")

@@ -1,0 +1,89 @@
+"""Exact and near-duplicate detection over the whole dataset (MinHash LSH).
+
+Near-duplicates above `threshold` are removed; texts that are merely similar
+(above a lower threshold) are clustered, so that `gen export` keeps them in
+one split and a test set never holds a paraphrase of a training document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+from datasketch import MinHash, MinHashLSH
+
+NUM_PERM = 128
+SHINGLE_WORDS = 3
+_WORD = re.compile(r"\w+")
+
+
+def normalized(text: str) -> str:
+    """Text reduced to lowercase words, so case, punctuation and spacing don't hide a copy."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _shingles(text: str) -> set[bytes]:
+    words = normalized(text).split()
+    if len(words) < SHINGLE_WORDS:
+        return {" ".join(words).encode()}
+    return {" ".join(words[i : i + SHINGLE_WORDS]).encode() for i in range(len(words) - 2)}
+
+
+def minhashes(texts: Sequence[str]) -> list[MinHash]:
+    return MinHash.bulk([list(_shingles(t)) for t in texts], num_perm=NUM_PERM, seed=1)
+
+
+def exact_duplicates(texts: Sequence[str]) -> dict[int, int]:
+    """index -> index of the first text with the same normalized content."""
+    first: dict[str, int] = {}
+    duplicates: dict[int, int] = {}
+    for index, text in enumerate(texts):
+        key = hashlib.sha1(normalized(text).encode()).hexdigest()
+        if key in first:
+            duplicates[index] = first[key]
+        else:
+            first[key] = index
+    return duplicates
+
+
+def near_duplicates(
+    hashes: Sequence[MinHash], threshold: float, skip: set[int] = frozenset()
+) -> dict[int, int]:
+    """index -> index of an earlier kept text whose estimated Jaccard similarity is >= threshold."""
+    lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+    duplicates: dict[int, int] = {}
+    for index, minhash in enumerate(hashes):
+        if index in skip:
+            continue
+        matches = [
+            int(m) for m in lsh.query(minhash) if minhash.jaccard(hashes[int(m)]) >= threshold
+        ]
+        if matches:
+            duplicates[index] = min(matches)
+        else:
+            lsh.insert(str(index), minhash)
+    return duplicates
+
+
+def similar_pairs(hashes: Sequence[MinHash], threshold: float) -> list[tuple[int, int]]:
+    """Pairs of texts whose estimated Jaccard similarity is >= threshold."""
+    lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+    pairs = []
+    for index, minhash in enumerate(hashes):
+        pairs.extend(
+            (int(m), index)
+            for m in lsh.query(minhash)
+            if minhash.jaccard(hashes[int(m)]) >= threshold
+        )
+        lsh.insert(str(index), minhash)
+    return pairs
+
+
+def _matches(
+    lsh: MinHashLSH, hashes: Sequence[MinHash], minhash: MinHash, threshold: float
+) -> list[int]:
+    """LSH candidates confirmed by their estimated similarity (LSH alone lets some through)."""
+    return [
+        int(key) for key in lsh.query(minhash) if minhash.jaccard(hashes[int(key)]) >= threshold
+    ]

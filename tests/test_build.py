@@ -1,0 +1,163 @@
+import json
+
+import pytest
+from build_fixtures import make_records, make_run
+from click.testing import CliRunner
+
+from gen.build import BuildOptions, assemble, build_dataset, check_dataset_spans, resolve_overlaps
+from gen.cli import main
+from gen.errors import UsageError
+from gen.records import Record, Span
+from gen.runs import RunPaths
+from gen.store import RecordTable
+
+
+def _assemble(**options):
+    docs, negatives, queries = make_records()
+    return assemble(docs, negatives, queries, BuildOptions(**options))
+
+
+def test_build_writes_dataset_rejects_and_manifest(tmp_path):
+    paths = make_run(tmp_path)
+    report = build_dataset(tmp_path, BuildOptions())
+    dataset = RecordTable(paths.dataset).read()
+    assert len(dataset) == report.records == 60 + 8 + 3
+    assert report.inputs_found == ["labeled", "wikipedia", "queries"]
+    assert report.removed == {"exact_duplicate": 1, "near_duplicate": 1}
+    rejected = RecordTable(paths.rejects("build")).read()
+    assert {(r.id, r.meta["reason"], r.meta["detail"]) for r in rejected} == {
+        ("doc-copy", "exact_duplicate", "doc-001"),
+        ("doc-near", "near_duplicate", "doc-002"),
+    }
+    manifest = json.loads(paths.manifest("build").read_text())
+    assert manifest["records"] == len(dataset)
+    assert manifest["options"]["negatives_share"] == 0.05
+    for record in dataset:
+        check_dataset_spans(record)
+
+
+def test_rebuild_replaces_the_dataset(tmp_path):
+    paths = make_run(tmp_path)
+    build_dataset(tmp_path, BuildOptions())
+    build_dataset(tmp_path, BuildOptions(include_queries=False))
+    dataset = RecordTable(paths.dataset).read()
+    assert not [r for r in dataset if r.source == "faker"]
+    assert len(RecordTable(paths.dataset).shard_paths()) == 1
+
+
+def test_negatives_share_is_a_fraction_of_documents():
+    dataset, _, report = _assemble(negatives_share=0.25)
+    documents = sum(r.source == "llm" for r in dataset)
+    negatives = sum(r.source == "wikipedia" for r in dataset)
+    assert negatives == report.negatives_used == round(0.25 / 0.75 * documents)
+    assert negatives / (documents + negatives) == pytest.approx(0.25, abs=0.01)
+    none, _, _ = _assemble(negatives_share=0)
+    assert not [r for r in none if r.source == "wikipedia"]
+
+
+def test_negatives_sample_is_reproducible():
+    first = {r.id for r in _assemble(seed=4)[0]}
+    assert first == {r.id for r in _assemble(seed=4)[0]}
+    assert first != {r.id for r in _assemble(seed=5)[0]}
+
+
+def test_label_schemes():
+    categories, _, report = _assemble(scheme="categories")
+    labels = {s.label for r in categories for s in r.spans}
+    assert labels == {"health", "politic", "judicial", "sexuality"}
+    assert report.spans_dropped["scheme"] > 0
+    with_pii = {s.label for r in _assemble(scheme="categories+pii")[0] for s in r.spans}
+    assert {"PERSON", "DATE", "health"} <= with_pii
+    binary = {s.label for r in _assemble(scheme="binary")[0] for s in r.spans}
+    assert binary == {"sensitive"}
+
+
+def test_span_sources_and_overlap_policies():
+    by_priority, _, _ = _assemble(sources=("llm_censor", "llm_sentences"))
+    sources = {s.source for r in by_priority for s in r.spans}
+    assert sources == {"llm_censor"}, "censor spans sit inside sentence spans and win"
+    longest, _, _ = _assemble(sources=("llm_censor", "llm_sentences"), overlap="longest")
+    assert {s.source for r in longest for s in r.spans} == {"llm_sentences"}
+    only_sentences, _, report = _assemble(sources=("llm_sentences",))
+    assert {s.source for r in only_sentences for s in r.spans} == {"llm_sentences"}
+    assert report.spans_dropped["source"] > 0
+
+
+def test_resolve_overlaps_keeps_disjoint_spans():
+    spans = [
+        Span(0, 10, "health", "llm_sentences"),
+        Span(2, 5, "health", "llm_censor"),
+        Span(12, 20, "PERSON", "faker"),
+    ]
+    order = ("llm_censor", "llm_sentences", "faker")
+    assert resolve_overlaps(spans, order, "priority") == [spans[1], spans[2]]
+    assert resolve_overlaps(spans, order, "longest") == [spans[0], spans[2]]
+
+
+def test_exclude_flagged_is_counted():
+    flagged = sum(bool(r.flags) for r in make_records()[0])
+    dataset, rejected, report = _assemble(exclude_flagged=True)
+    assert report.removed["flagged"] == flagged > 0
+    assert not [r for r in dataset if r.flags]
+    assert all(
+        r.meta["detail"] == "alignment_low" for r in rejected if r.meta["reason"] == "flagged"
+    )
+
+
+def test_cleaning_keeps_labels_on_the_same_words():
+    plain = {r.id: r for r in _assemble()[0]}
+    for record in _assemble(clean=True)[0]:
+        assert record.text == record.text.lower()
+        assert "," not in record.text
+        original = plain[record.id]
+        cleaned = [record.text[s.start : s.end] for s in record.spans]
+        expected = [original.text[s.start : s.end].lower().replace(",", "") for s in original.spans]
+        assert cleaned == expected
+
+
+def test_invalid_spans_are_rejected_never_kept():
+    blank = Record("blank", "   x", "health", "email", "en", "llm", [Span(0, 2, "health", "faker")])
+    dataset, rejected, report = assemble([blank], [], [], BuildOptions())
+    assert dataset == []
+    assert report.removed == {"invalid_span": 1}
+    assert "whitespace" in rejected[0].meta["detail"]
+
+
+def test_similar_documents_share_a_group():
+    docs, _, _ = make_records()
+    twin = Record(**{**{k: getattr(docs[5], k) for k in Record.__slots__}, "id": "twin"})
+    twin.text = docs[5].text.replace("Dear", "Hello") + " See you soon, and thanks again."
+    twin.group = "twin"
+    twin.persona = None
+    dataset, _, _ = assemble([docs[5], twin], [], [], BuildOptions())
+    assert dataset[0].group == dataset[1].group
+
+
+def test_missing_inputs_are_named(tmp_path):
+    paths = make_run(tmp_path)
+    for path in sorted(paths.queries.iterdir()):
+        path.unlink()
+    paths.queries.rmdir()
+    report = build_dataset(tmp_path, BuildOptions())
+    assert report.inputs_missing == ["queries"]
+    with pytest.raises(UsageError, match="nothing to build"):
+        build_dataset(tmp_path / "empty", BuildOptions())
+
+
+def test_bad_options_are_usage_errors():
+    with pytest.raises(UsageError, match="span sources"):
+        BuildOptions(sources=("llm_censor", "gold"))
+    with pytest.raises(UsageError, match="negatives share"):
+        BuildOptions(negatives_share=1.0)
+
+
+def test_cli_build(tmp_path):
+    make_run(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["build", "--run", str(tmp_path), "--scheme", "categories+pii"])
+    assert result.exit_code == 0, result.output
+    assert "removed records: exact_duplicate 1, near_duplicate 1" in result.output
+    assert RecordTable(RunPaths(tmp_path).dataset).read()
+    bad = runner.invoke(main, ["build", "--run", str(tmp_path), "--sources", "gold"])
+    assert bad.exit_code == 2
+    assert "span sources" in bad.output

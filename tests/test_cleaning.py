@@ -1,0 +1,54 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gen.cleaning import clean_record, clean_text
+from gen.export.tagging import word_spans
+from gen.records import Record, Span, check_spans
+
+
+def _record(text: str, spans: list[Span]) -> Record:
+    return Record("r1", text, "health", "email", "en", "llm", spans)
+
+
+def test_clean_text_lowercases_and_keeps_only_periods():
+    cleaned, origins = clean_text("Hello, Anna!\n  She has (ASTHMA) since 2019.  Call: +39 333.")
+    assert cleaned == "hello anna\nshe has asthma since 2019. call 39 333."
+    assert len(origins) == len(cleaned)
+    assert origins == sorted(origins)
+
+
+def test_spans_cover_the_same_words_after_cleaning():
+    text = "Dear Anna, she has (chronic asthma) since May; call Dr. Rossi."
+    phrase = text.index("chronic")
+    spans = [
+        Span(5, 9, "PERSON", "faker"),
+        Span(phrase - 1, phrase + len("chronic asthma)"), "health", "llm_censor"),
+        Span(text.index("Dr."), len(text), "PERSON", "llm_sentences"),
+    ]
+    cleaned, lost = clean_record(_record(text, spans))
+    covered = [cleaned.text[s.start : s.end] for s in cleaned.spans]
+    assert covered == ["anna", "chronic asthma", "dr. rossi."]
+    assert lost == []
+    check_spans(cleaned.text, cleaned.spans)
+
+
+def test_span_made_only_of_symbols_is_reported_lost():
+    text = "Total: 40 € (net)"
+    euro = text.index("€")
+    cleaned, lost = clean_record(_record(text, [Span(euro, euro + 1, "PRICE", "faker")]))
+    assert cleaned.spans == []
+    assert [s.label for s in lost] == ["PRICE"]
+
+
+@given(st.text(alphabet="aB .,!?-\n()€É1", min_size=1, max_size=60), st.data())
+def test_word_spans_map_to_their_cleaned_words(text, data):
+    words = word_spans(text)
+    alnum_words = [w for w in words if any(c.isalnum() for c in text[w[0] : w[1]])]
+    if not alnum_words:
+        return
+    first = data.draw(st.integers(0, len(alnum_words) - 1))
+    last = data.draw(st.integers(first, len(alnum_words) - 1))
+    start, end = alnum_words[first][0], alnum_words[last][1]
+    cleaned, _ = clean_record(_record(text, [Span(start, end, "health", "llm_censor")]))
+    [span] = cleaned.spans
+    assert cleaned.text[span.start : span.end] == clean_text(text[start:end])[0]
