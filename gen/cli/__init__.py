@@ -34,10 +34,16 @@ def main() -> None:
 
 
 # Commands register themselves below, one module per command.
+from gen.cli.eval import eval_command  # noqa: E402
+
+main.add_command(eval_command)
 from gen.cli.documents import documents, plan  # noqa: E402
 
 main.add_command(documents)
 main.add_command(plan)
+from gen.cli.inspect import inspect_command  # noqa: E402
+
+main.add_command(inspect_command)
 from gen.cli.build import build  # noqa: E402
 
 main.add_command(build)

@@ -1,0 +1,47 @@
+"""`gen eval GOLD PRED`: score predicted spans against a gold set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from gen.evaluate import GROUPINGS, NEGATIVE_LABELS, Grouping, evaluate_files
+from gen.metrics_text import render_text
+
+
+@click.command("eval")
+@click.argument("gold", type=click.Path(path_type=Path))
+@click.argument("pred", type=click.Path(path_type=Path))
+@click.option(
+    "--by",
+    type=click.Choice(GROUPINGS),
+    default="label",
+    show_default=True,
+    help="Also score each gold category, or each predicted span source, separately.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "--negative",
+    multiple=True,
+    default=NEGATIVE_LABELS,
+    show_default=True,
+    help="Label that means 'not sensitive' (counted as no label); repeat for several.",
+)
+def eval_command(
+    gold: Path, pred: Path, by: Grouping, output_format: str, negative: tuple[str, ...]
+) -> None:
+    """Score the spans of PRED against GOLD (Parquet, JSONL or record folders, same ids
+    and texts): token overlap per label, documents, SemEval entity schemes, confusion."""
+    evaluation = evaluate_files(gold, pred, by=by, negative=negative)
+    if output_format == "json":
+        click.echo(json.dumps(evaluation.to_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(evaluation), nl=False)

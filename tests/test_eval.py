@@ -1,0 +1,260 @@
+"""Metrics of `gen eval`: the thesis's worked example, entity schemes, pairing errors, CLI."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.errors import UsageError
+from gen.evaluate import (
+    DocumentPair,
+    collapse,
+    confusion_matrix,
+    count_labels,
+    entity_schemes,
+    evaluate,
+    evaluate_files,
+    group_pairs,
+    pair_records,
+    token_label_sets,
+)
+from gen.export.tagging import word_spans
+from gen.metrics_scores import Counts
+from gen.metrics_text import render_text
+from gen.records import Record, Span
+from gen.store import read_records, write_records
+
+FIXTURES = Path(__file__).parent / "fixtures" / "eval"
+GOLD = FIXTURES / "gold.jsonl"
+PRED = FIXTURES / "pred.jsonl"
+
+WORDS = "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11"
+
+
+def word_span(first: int, last: int, label: str, source: str = "gold") -> Span:
+    """Span covering words `first`..`last` (1-based, inclusive) of WORDS."""
+    tokens = word_spans(WORDS)
+    return Span(tokens[first - 1][0], tokens[last - 1][1], label, source)
+
+
+def record(record_id: str, text: str, spans: list[Span], category: str = "health") -> Record:
+    return Record(record_id, text, category, "letter", "en", "gold", spans)
+
+
+def test_thesis_worked_example_macro_micro_weighted_precision() -> None:
+    # Eleven tokens: gold H on 3-5 and J on 8-9; predicted H on 2-4 and J on 8-9.
+    gold = record("x", WORDS, [word_span(3, 5, "health"), word_span(8, 9, "judicial")])
+    pred = record(
+        "x",
+        WORDS,
+        [word_span(2, 4, "health", "llm_censor"), word_span(8, 9, "judicial", "llm_censor")],
+    )
+    report = evaluate([gold], [pred]).groups["all"]
+    tokens = report.token_scores
+    assert report.tokens == 11
+    assert tokens.per_label["health"].tp == 2
+    assert tokens.per_label["health"].fp == 1
+    assert tokens.per_label["health"].fn == 1
+    assert tokens.per_label["health"].precision == pytest.approx(float(Fraction(2, 3)))
+    assert tokens.per_label["judicial"].precision == 1.0
+    assert tokens.macro.precision == pytest.approx(float(Fraction(5, 6)))
+    assert tokens.micro.precision == pytest.approx(float(Fraction(4, 5)))
+    assert tokens.weighted.precision == pytest.approx(float(Fraction(4, 5)))
+
+
+def test_negative_label_spans_count_as_unlabeled() -> None:
+    with_other = record("x", WORDS, [word_span(1, 2, "other"), word_span(3, 3, "health")])
+    without = record("x", WORDS, [word_span(3, 3, "health")])
+    report = evaluate([with_other], [without]).groups["all"]
+    assert report.labels == ["health"]
+    assert report.token_scores.micro.f1 == 1.0
+
+
+def test_token_belongs_to_every_span_it_overlaps() -> None:
+    text = "heart attack, then rest"
+    labels = token_label_sets(word_spans(text), [Span(2, 9, "health"), Span(19, 23, "other")])
+    # heart, attack, the comma, then, rest
+    assert labels == [
+        frozenset({"health"}),
+        frozenset({"health"}),
+        frozenset(),
+        frozenset(),
+        frozenset(),
+    ]
+
+
+def test_count_labels_and_binary_collapse() -> None:
+    h, j = frozenset({"health"}), frozenset({"judicial"})
+    sets = [(h, h), (h, j), (frozenset(), j), (h, frozenset())]
+    counts = count_labels(sets)
+    assert counts["health"] == Counts(tp=1, fp=0, fn=2)
+    assert counts["judicial"] == Counts(tp=0, fp=2, fn=0)
+    binary = count_labels(collapse(sets))
+    assert binary["sensitive"] == Counts(tp=2, fp=1, fn=1)
+
+
+def test_confusion_matrix_rows_gold_columns_predicted() -> None:
+    h, j, none = frozenset({"health"}), frozenset({"judicial"}), frozenset()
+    confusion = confusion_matrix([(h, h), (h, j), (none, j), (none, none)], ["health", "judicial"])
+    assert confusion.labels == ["health", "judicial", "none"]
+    assert confusion.matrix == [[1, 1, 0], [0, 0, 0], [0, 1, 1]]
+
+
+def test_document_level_positive_when_label_present() -> None:
+    gold = [
+        record("a", WORDS, [word_span(1, 1, "health")]),
+        record("b", WORDS, []),
+        record("c", WORDS, [word_span(5, 6, "judicial")]),
+    ]
+    pred = [
+        record("a", WORDS, [word_span(9, 9, "health", "llm_censor")]),
+        record("b", WORDS, [word_span(2, 2, "health", "llm_censor")]),
+        record("c", WORDS, []),
+    ]
+    report = evaluate(gold, pred).groups["all"]
+    assert report.document_scores.per_label["health"].tp == 1
+    assert report.document_scores.per_label["health"].fp == 1
+    assert report.document_scores.per_label["judicial"].fn == 1
+    assert (report.document_binary.tp, report.document_binary.fp, report.document_binary.fn) == (
+        1,
+        1,
+        1,
+    )
+    # Token level the health spans never overlap.
+    assert report.token_scores.per_label["health"].tp == 0
+
+
+@pytest.mark.parametrize(
+    ("pred_span", "expected"),
+    [
+        # Same edges, same label: correct everywhere.
+        (Span(0, 10, "health"), {"strict": "cor", "exact": "cor", "partial": "cor", "type": "cor"}),
+        # Same edges, other label.
+        (
+            Span(0, 10, "judicial"),
+            {"strict": "inc", "exact": "cor", "partial": "cor", "type": "inc"},
+        ),
+        # Overlapping edges, same label.
+        (Span(0, 5, "health"), {"strict": "inc", "exact": "inc", "partial": "par", "type": "cor"}),
+        # No overlap: one spurious, one missing.
+        (
+            Span(20, 25, "health"),
+            {"strict": "spu", "exact": "spu", "partial": "spu", "type": "spu"},
+        ),
+    ],
+)
+def test_entity_schemes_semeval(pred_span: Span, expected: dict[str, str]) -> None:
+    text = "x" * 30
+    pair = DocumentPair("d", text, "health", (Span(0, 10, "health"),), (pred_span,))
+    schemes = entity_schemes([pair], ["health", "judicial"])
+    for scheme, outcome in expected.items():
+        overall = schemes[scheme].overall
+        assert getattr(overall, outcome) == 1, (scheme, overall)
+        assert overall.mis == (1 if outcome == "spu" else 0)
+
+
+def test_entity_partial_counts_half() -> None:
+    pair = DocumentPair("d", "x" * 30, "health", (Span(0, 10, "health"),), (Span(0, 5, "health"),))
+    assert entity_schemes([pair], ["health"])["partial"].overall.precision == 0.5
+
+
+def test_pairing_names_missing_and_differing_ids() -> None:
+    gold = [record("a", "one text", []), record("b", "two text", [])]
+    with pytest.raises(UsageError, match="missing from PRED: b"):
+        pair_records(gold, [record("a", "one text", [])])
+    with pytest.raises(UsageError, match="not in GOLD: z"):
+        pair_records(gold[:1], [record("a", "one text", []), record("z", "x", [])])
+    with pytest.raises(UsageError, match=r"texts differ .* for 1 ids: b"):
+        pair_records(gold, [record("a", "one text", []), record("b", "two texts", [])])
+    with pytest.raises(UsageError, match="duplicate ids: a"):
+        pair_records([*gold, gold[0]], gold)
+
+
+def test_pairing_rejects_span_outside_text() -> None:
+    with pytest.raises(UsageError, match="PRED: record a: span 2-99"):
+        pair_records([record("a", "one text", [])], [record("a", "one text", [Span(2, 99, "x")])])
+
+
+def test_group_by_source_keeps_only_that_source() -> None:
+    pairs = pair_records(read_records(GOLD), read_records(PRED))
+    groups = group_pairs(pairs, "source")
+    assert list(groups) == ["all", "llm_censor", "llm_sentences"]
+    assert all(s.source == "llm_censor" for pair in groups["llm_censor"] for s in pair.pred)
+    assert sum(len(pair.pred) for pair in groups["llm_censor"]) == 2
+    by_category = group_pairs(pairs, "category")
+    assert [p.id for p in by_category["judicial"]] == ["b"]
+
+
+def test_no_spans_anywhere_scores_zero_without_error() -> None:
+    report = evaluate([record("a", "plain words", [])], [record("a", "plain words", [])])
+    all_docs = report.groups["all"]
+    assert all_docs.labels == []
+    assert all_docs.token_scores.micro.f1 == 0.0
+    assert all_docs.entities["strict"].overall.cor == 0
+
+
+def test_fixture_pair_all_schemes_and_text_table() -> None:
+    evaluation = evaluate_files(GOLD, PRED, by="category")
+    report = evaluation.groups["all"]
+    assert report.documents == 3
+    assert set(report.entities) == {"strict", "exact", "partial", "type"}
+    # Wrong label on b's second sentence: the philosophy tokens were all predicted health.
+    row = report.confusion.labels.index("philosophy")
+    assert report.confusion.matrix[row][report.confusion.labels.index("health")] == 4
+    text = render_text(evaluation)
+    expected_parts = (
+        "Summary by category",
+        "weighted avg",
+        "sensitive (binary)",
+        "SPU",
+        "F1 per label",
+    )
+    for expected in expected_parts:
+        assert expected in text
+
+
+def test_cli_json_reads_parquet_and_jsonl(tmp_path: Path) -> None:
+    gold_parquet = tmp_path / "gold.parquet"
+    write_records(gold_parquet, read_records(GOLD))
+    result = CliRunner().invoke(
+        main, ["eval", str(gold_parquet), str(PRED), "--by", "source", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["by"] == "source"
+    assert set(payload["groups"]) == {"all", "llm_censor", "llm_sentences"}
+    strict = payload["groups"]["all"]["entities"]["strict"]["overall"]
+    assert set(strict) >= {"cor", "inc", "par", "mis", "spu", "precision", "recall", "f1"}
+
+
+def test_cli_table_output() -> None:
+    result = CliRunner().invoke(main, ["eval", str(GOLD), str(PRED)])
+    assert result.exit_code == 0, result.output
+    assert "Entities (SemEval-2013 schemes)" in result.stdout
+    assert "Summary by" not in result.stdout
+
+
+def test_cli_mismatched_texts_exit_2_naming_ids(tmp_path: Path) -> None:
+    changed = [
+        Record.from_row({**r.to_row(), "text": r.text + "!"}) if r.id == "b" else r
+        for r in read_records(PRED)
+    ]
+    pred = tmp_path / "pred.parquet"
+    write_records(pred, changed)
+    result = CliRunner().invoke(main, ["eval", str(GOLD), str(pred)])
+    assert result.exit_code == 2
+    assert "texts differ between GOLD and PRED for 1 ids: b" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_cli_garbage_file_exit_2(tmp_path: Path) -> None:
+    garbage = tmp_path / "pred.jsonl"
+    garbage.write_text('{"id": "a", "text": "x"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", str(GOLD), str(garbage)])
+    assert result.exit_code == 2
+    assert f"cannot read PRED file {garbage}" in result.stderr
