@@ -44,6 +44,9 @@ main.add_command(plan)
 from gen.cli.inspect import inspect_command  # noqa: E402
 
 main.add_command(inspect_command)
+from gen.cli.wikipedia import wikipedia_command  # noqa: E402
+
+main.add_command(wikipedia_command)
 from gen.cli.build import build  # noqa: E402
 
 main.add_command(build)
@@ -53,3 +56,6 @@ main.add_command(export)
 from gen.cli.stats import stats  # noqa: E402
 
 main.add_command(stats)
+from gen.cli.queries import queries_command  # noqa: E402
+
+main.add_command(queries_command)

@@ -1,0 +1,187 @@
+"""`gen queries`: exact spans, label quotas, negatives, resume, template validation."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from faker import Faker
+
+from gen.cli import main
+from gen.config import default_prompts_dir
+from gen.errors import ConfigError, UsageError
+from gen.records import Record
+from gen.runs import RunPaths
+from gen.store import RecordTable
+from scraping.pii_values import LABELS, value_makers
+from scraping.queries import QueryTemplate, fill, generate_queries, load_templates
+
+PROMPTS = default_prompts_dir()
+
+
+def records(run: Path) -> dict[str, Record]:
+    return {r.id: r for r in RecordTable(RunPaths(run).queries).read()}
+
+
+@pytest.fixture(scope="module")
+def thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("queries")
+    generate_queries(run, locale="it_IT", n=1000, seed=0, prompts_dir=PROMPTS)
+    return run
+
+
+def test_every_span_is_exactly_its_value(thousand: Path) -> None:
+    stored = records(thousand)
+    assert len(stored) == 1000
+    for record in stored.values():
+        assert record.meta["values"] == [record.text[s.start : s.end] for s in record.spans]
+        assert all(span.source == "faker" and span.label in LABELS for span in record.spans)
+        assert record.source == "faker" and record.category == "other"
+        assert record.language == "it"
+
+
+def test_labels_are_balanced_by_quota(thousand: Path) -> None:
+    counts = Counter(s.label for r in records(thousand).values() for s in r.spans)
+    assert set(counts) == set(LABELS)
+    assert max(counts.values()) <= 1.1 * min(counts.values())
+
+
+def test_negatives_have_no_identifier(thousand: Path) -> None:
+    stored = records(thousand).values()
+    negatives = [r for r in stored if not r.spans]
+    assert len(negatives) == 100  # negative_share 0.1
+    assert all(not r.meta["values"] for r in negatives)
+
+
+def test_template_kinds_become_doc_types(thousand: Path) -> None:
+    kinds = {r.doc_type for r in records(thousand).values()}
+    assert kinds == {"message", "form", "support", "booking"}
+
+
+def test_readable_with_pandas(thousand: Path) -> None:
+    frame = pd.read_parquet(RunPaths(thousand).queries)
+    assert len(frame) == 1000 and frame["id"].is_unique
+
+
+def test_same_seed_same_queries_and_resume_extends(tmp_path: Path, thousand: Path) -> None:
+    generate_queries(tmp_path, locale="it_IT", n=300, seed=0, prompts_dir=PROMPTS)
+    summary = generate_queries(tmp_path, locale="it_IT", n=1000, seed=0, prompts_dir=PROMPTS)
+    assert (summary.already_done, summary.written) == (300, 700)
+    resumed, whole = records(tmp_path), records(thousand)
+    assert resumed.keys() == whole.keys()
+    assert all(
+        resumed[i].text == whole[i].text and resumed[i].spans == whole[i].spans for i in whole
+    )
+    again = generate_queries(tmp_path, locale="it_IT", n=1000, seed=0, prompts_dir=PROMPTS)
+    assert again.written == 0 and len(records(tmp_path)) == 1000
+    assert sum(again.label_counts.values()) == sum(summary.label_counts.values())
+
+
+def test_other_seed_other_values(tmp_path: Path, thousand: Path) -> None:
+    generate_queries(tmp_path, locale="it_IT", n=50, seed=1, prompts_dir=PROMPTS)
+    texts = {r.text for r in records(tmp_path).values()}
+    assert len(texts & {r.text for r in records(thousand).values()}) < 10
+
+
+def test_offsets_count_characters_not_bytes() -> None:
+    template = QueryTemplate(kind="message", text="È già {PERSON} → {EMAIL}…")
+    fake = Faker("it_IT")
+    fake.seed_instance(0)
+    text, spans, values = fill(template, fake, value_makers("it_IT"))
+    assert [text[s.start : s.end] for s in spans] == values
+    assert text.startswith("È già ") and spans[0].start == len("È già ")
+
+
+def test_english_templates_and_locales(tmp_path: Path) -> None:
+    for locale in ("en_US", "en_GB"):
+        generate_queries(tmp_path / locale, locale=locale, n=120, seed=0, prompts_dir=PROMPTS)
+        stored = records(tmp_path / locale).values()
+        assert {r.language for r in stored} == {"en"}
+        assert all(r.text[s.start : s.end].strip() for r in stored for s in r.spans)
+
+
+def value_of(locale: str, label: str, seed: int) -> str:
+    fake = Faker(locale)
+    fake.seed_instance(seed)
+    return value_makers(locale)[label](fake)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_identifier_formats(seed: int) -> None:
+    assert re.fullmatch(r"80380\d{15}", value_of("it_IT", "HEALTH_INSURANCE_ID", seed))
+    assert re.fullmatch(r"C[A-Z]\d{5}[A-Z]{2}", value_of("it_IT", "NATIONAL_ID", seed))
+    assert re.fullmatch(
+        r"[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]", value_of("it_IT", "TAX_ID", seed)
+    )
+    mbi = value_of("en_US", "HEALTH_INSURANCE_ID", seed)
+    letter = "[AC-HJKMNP-RT-Y]"
+    assert re.fullmatch(
+        rf"[1-9]{letter}[\dAC-HJKMNP-RT-Y]\d{letter}[\dAC-HJKMNP-RT-Y]\d{letter}{{2}}\d\d", mbi
+    )
+    nhs = value_of("en_GB", "HEALTH_INSURANCE_ID", seed).replace(" ", "")
+    digits = [int(c) for c in nhs]
+    check = 11 - sum(d * w for d, w in zip(digits[:9], range(10, 1, -1), strict=True)) % 11
+    assert digits[9] == (0 if check == 11 else check)
+    assert "\n" not in value_of("it_IT", "ADDRESS", seed)
+
+
+def test_unsupported_locale(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="unsupported locale 'xx_XX'"):
+        generate_queries(tmp_path, locale="xx_XX", n=10, seed=0, prompts_dir=PROMPTS)
+
+
+def _prompts_with(tmp_path: Path, yaml_text: str) -> Path:
+    (tmp_path / "prompts" / "queries").mkdir(parents=True)
+    (tmp_path / "prompts" / "queries" / "it.yaml").write_text(yaml_text, encoding="utf-8")
+    return tmp_path / "prompts"
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "message"),
+    [
+        (
+            "language: it\ntemplates:\n  - {kind: form, text: 'Nome: {PERSON}'}\n"
+            "  - {kind: form, text: 'Città: {CITY}'}\n",
+            r"it\.yaml: line 4: templates\.1\.text: .*unknown placeholder \{CITY\}",
+        ),
+        (
+            "language: it\nnegative_share: 0\ntemplates:\n  - {kind: form, text: '{PERSON!r}'}\n",
+            r"templates\.0\.text: .*takes no format",
+        ),
+        (
+            "language: it\ntemplates:\n  - {kind: form, text: 'Nome: {PERSON}'}\n",
+            r"needs templates without placeholders",
+        ),
+        (
+            "language: it\ntemplates:\n  - {kind: form, text: x, txt: y}\n",
+            r"templates\.0\.txt: unknown key",
+        ),
+        ("language: it\ntemplates: [\n", r"invalid YAML"),
+    ],
+)
+def test_bad_templates_name_file_and_template(tmp_path: Path, yaml_text: str, message: str) -> None:
+    prompts = _prompts_with(tmp_path, yaml_text)
+    with pytest.raises(ConfigError, match=message):
+        load_templates(prompts, "it_IT")
+
+
+def test_cli_prints_the_label_table(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["queries", "--run", str(tmp_path), "--n", "240", "--locale", "it_IT"]
+    )
+    assert result.exit_code == 0, result.output
+    for label in LABELS:
+        assert re.search(rf"^{label}\s+\d+\s+\d+\.\d%$", result.output, re.MULTILINE)
+    assert re.search(r"^\(no identifier\)\s+24\s+queries$", result.output, re.MULTILINE)
+    assert len(records(tmp_path)) == 240
+
+
+def test_cli_rejects_bad_options(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--n", "0"])
+    assert result.exit_code == 2
+    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--locale", "fr_FR"])
+    assert result.exit_code == 2 and "unsupported locale 'fr_FR'" in result.output
