@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import pytest
+
+from gen.records import Span
+from labeling.agreement import agreement, cohen_kappa, f1, token_flags
+
+
+def test_tokens_touched_by_a_span_are_positive() -> None:
+    text = "Anna has asthma, sadly. Fine otherwise."
+    spans = [Span(11, 19, "health")]  # "thma, sa": a word partly covered counts
+    assert token_flags(text, spans) == [False, False, True, True, False, False]
+    assert token_flags(text, []) == [False] * 6
+
+
+def test_kappa_and_f1_on_known_values() -> None:
+    first = [True, True, False, False, False, False, True, False]
+    second = [True, False, False, False, False, True, True, False]
+    # observed 6/8; both mark 3/8 positive, so chance agreement is 34/64
+    assert cohen_kappa(first, second) == pytest.approx((0.75 - 34 / 64) / (1 - 34 / 64))
+    assert f1(first, second) == pytest.approx(2 * 2 / 6)
+    assert cohen_kappa(first, first) == 1.0
+    assert cohen_kappa([True, False], [False, True]) == -1.0
+
+
+def test_undefined_cases_are_none_not_errors() -> None:
+    assert cohen_kappa([], []) is None
+    assert cohen_kappa([False, False], [False, False]) is None
+    assert f1([False, False], [False, False]) is None
+    assert cohen_kappa([False, False], [False, True]) == 0.0
+
+
+def test_agreement_pools_the_tokens_of_all_documents() -> None:
+    result = agreement(
+        [
+            ("one two three", [Span(0, 3, "x")], [Span(0, 3, "x")]),
+            ("four five", [], [Span(5, 9, "x")]),
+        ]
+    )
+    assert (result.documents, result.tokens) == (2, 5)
+    assert (result.first_positive, result.second_positive) == (1, 2)
+    assert result.f1 == pytest.approx(2 / 3)
+    assert result.to_dict()["kappa"] == round(result.kappa, 4)

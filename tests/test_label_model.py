@@ -1,0 +1,64 @@
+"""The real embedded model through llama.cpp: two short documents labeled both ways."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from label_fakes import document
+
+from gen.cli import main
+from gen.records import Record, check_spans
+from gen.runs import RunPaths
+from gen.store import RecordTable
+
+pytestmark = pytest.mark.model
+
+#: Short, and of one category, so the second document reuses the first one's prompt prefix.
+DOCUMENTS = [
+    document(
+        "m-1",
+        "Carla Neri lives in Pisa. She suffers from migraine.",
+        "health",
+        {"name": "Carla Neri", "first_name": "Carla", "last_name": "Neri", "city": "Pisa"},
+    ),
+    document(
+        "m-2",
+        "Dean Holt has asthma. He plays chess in Leeds.",
+        "health",
+        {"name": "Dean Holt", "first_name": "Dean", "last_name": "Holt", "city": "Leeds"},
+    ),
+]
+
+
+def test_two_documents_labeled_both_ways_with_the_embedded_model(tmp_path: Path) -> None:
+    run = RunPaths(tmp_path)
+    with RecordTable(run.documents) as table:
+        table.extend(DOCUMENTS)
+    args = ["label", "--run", str(tmp_path), "--strategy", "both", "--ctx", "1024"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+
+    frame = pd.read_parquet(run.labeled)
+    assert sorted(frame["id"]) == ["m-1", "m-2"]
+    records: list[Record] = RecordTable(run.labeled).read()
+    for record in records:
+        check_spans(record.text, record.spans, record_id=record.id)
+        strategies = record.meta["labeling"]["strategies"]
+        # the grammar makes the sentence answer parseable even for a tiny model
+        assert strategies["sentences"]["status"] == "ok"
+        assert strategies["censor"]["status"] in {"ok", "flagged", "failed"}
+        faker = [record.text[s.start : s.end] for s in record.spans if s.source == "faker"]
+        assert faker[0] in {"Carla Neri", "Dean Holt"}
+
+    manifest = json.loads(run.manifest("label").read_text())
+    assert manifest["labeled"] == 2
+    assert manifest["backend"]["backend"] == "llama.cpp"
+    censor = manifest["strategies"]["censor"]
+    failed = censor.get("failed", 0) + censor.get("flagged", 0)
+    # every censor answer that could not be used is explained and kept with its raw output
+    assert sum(censor["reasons"].values()) == failed
+    assert len(RecordTable(run.rejects("label")).ids()) == failed

@@ -1,0 +1,183 @@
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from fakes import ScriptedBackend
+from label_fakes import HEALTH_TEXT, document, documents, keyword_reply, sentence_answer
+
+from gen.backends.base import GenerationRequest
+from gen.cli import main
+from gen.errors import GenError, ModelError, UsageError
+from gen.records import Record, check_spans
+from gen.runs import RunPaths
+from gen.store import RecordTable
+from labeling.pipeline import LabelOptions, batches, label_documents
+
+
+def fake_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `gen.cli.label` the attribute is the command; the module is found by import
+    command_module = importlib.import_module("gen.cli.label")
+    monkeypatch.setattr(
+        command_module, "make_backend", lambda options: ScriptedBackend(keyword_reply)
+    )
+
+
+def make_run(tmp_path: Path, records: list[Record] | None = None) -> RunPaths:
+    run = RunPaths(tmp_path)
+    with RecordTable(run.documents) as table:
+        table.extend(records if records is not None else documents())
+    return run
+
+
+def spans_of(run: RunPaths) -> dict[str, list[tuple[str, str, str]]]:
+    """Per document id: (covered text, label, source) of every span."""
+    result = {}
+    for record in RecordTable(run.labeled).read():
+        check_spans(record.text, record.spans, record_id=record.id)
+        result[record.id] = [
+            (record.text[s.start : s.end], s.label, s.source) for s in record.spans
+        ]
+    return result
+
+
+def manifest(run: RunPaths) -> dict:
+    return json.loads(run.manifest("label").read_text())
+
+
+def test_both_strategies_label_every_document(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    backend = ScriptedBackend(keyword_reply)
+    summary = label_documents(run, backend, LabelOptions(strategy="both"))
+    assert summary.labeled == 3 and summary.new_labeled == 3
+
+    frame = pd.read_parquet(run.labeled)
+    assert sorted(frame["id"]) == ["d-health", "d-judicial", "d-other"]
+    sources = {span["source"] for spans in frame["spans"] for span in spans}
+    assert sources == {"faker", "llm_sentences", "llm_censor"}
+
+    spans = spans_of(run)
+    health = spans["d-health"]
+    assert ("Mario Rossi has had type 2 diabetes since 2015.", "health", "llm_sentences") in health
+    assert ("He takes insulin every morning.", "health", "llm_sentences") in health
+    assert any(source == "llm_censor" and label == "health" for _, label, source in health)
+    assert [t for t, label, source in health if source == "faker"] == [
+        "Mario Rossi",
+        "Turin",
+        "Mario Rossi",
+        "Rossi",
+        "Turin",
+    ]
+    # `other` documents are not sent to the model, but their PII is still marked
+    assert spans["d-other"] == [("Verdi", "PERSON", "faker")]
+    other = next(r for r in RecordTable(run.labeled).read() if r.id == "d-other")
+    assert other.meta["labeling"]["strategies"]["censor"]["status"] == "skipped"
+    assert other.meta["finish_reason"] == "stop"  # the document's own meta is kept
+
+    # grouped by category, each strategy over the whole batch: prefixes stay warm
+    kinds = [
+        ("sentences" if r.grammar else "censor", "HEALTH" in r.prompt) for r in backend.requests
+    ]
+    assert kinds == [("sentences", True), ("censor", True), ("sentences", False), ("censor", False)]
+
+    data = manifest(run)
+    assert data["labeled"] == 3 and data["rejects"] == 0
+    assert data["strategies"]["sentences"] == {"ok": 2, "skipped": 1, "reasons": {}}
+    assert data["agreement"]["health"]["kappa"] == 1.0
+    assert data["agreement"]["judicial"]["f1"] == 1.0
+    assert data["agreement"]["health"]["documents"] == 1
+
+
+def test_a_second_run_resumes_and_asks_nothing(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="sentences"))
+    again = ScriptedBackend(keyword_reply)
+    summary = label_documents(run, again, LabelOptions(strategy="sentences"))
+    assert again.requests == [] and summary.new_labeled == 0 and summary.labeled == 3
+    assert len(pd.read_parquet(run.labeled)) == 3
+
+
+def test_another_strategy_on_a_labeled_run_needs_overwrite(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="sentences"))
+    with pytest.raises(UsageError, match="--strategy sentences"):
+        label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="both"))
+    summary = label_documents(
+        run, ScriptedBackend(keyword_reply), LabelOptions(strategy="both", overwrite=True)
+    )
+    assert summary.new_labeled == 3
+    assert "llm_censor" in {s for spans in spans_of(run).values() for _, _, s in spans}
+
+
+def test_unusable_answers_are_flagged_kept_with_reason_and_counted(tmp_path: Path) -> None:
+    def reply(request: GenerationRequest) -> str:
+        if request.grammar:
+            return sentence_answer(request.prompt)
+        return "Sorry, I cannot rewrite this document."
+
+    run = make_run(tmp_path)
+    label_documents(run, ScriptedBackend(reply), LabelOptions(strategy="both"))
+    labeled = {r.id: r for r in RecordTable(run.labeled).read()}
+    assert labeled["d-health"].flags == ["censor_failed"]
+    assert labeled["d-other"].flags == []
+    sources = {s.source for s in labeled["d-health"].spans}
+    assert sources == {"faker", "llm_sentences"}
+
+    rejects = {r.id: r for r in RecordTable(run.rejects("label")).read()}
+    assert sorted(rejects) == ["d-health:censor", "d-judicial:censor"]
+    reject = rejects["d-health:censor"]
+    assert reject.meta["reason"] == "alignment_failed"
+    assert reject.meta["answers"] == ["Sorry, I cannot rewrite this document."] * 2
+    assert reject.text == HEALTH_TEXT and reject.flags == ["censor_failed"]
+
+    data = manifest(run)
+    assert data["strategies"]["censor"]["failed"] == 2
+    assert data["strategies"]["censor"]["reasons"] == {"alignment_failed": 2}
+    assert data["flags"] == {"censor_failed": 2}
+    assert data["agreement"] == {}  # no document where both strategies answered
+
+
+def test_a_broken_backend_stops_the_run_without_writing_the_batch(tmp_path: Path) -> None:
+    def reply(request: GenerationRequest) -> str:
+        raise ModelError("server unavailable")
+
+    records = [document(f"h{i}", HEALTH_TEXT, "health") for i in range(6)]
+    run = make_run(tmp_path, records)
+    with pytest.raises(GenError, match="failed 5 times in a row"):
+        label_documents(run, ScriptedBackend(reply), LabelOptions(strategy="sentences"))
+    assert RecordTable(run.labeled).read() == []
+    assert manifest(run)["labeled"] == 0
+
+
+def test_batches_share_language_and_category() -> None:
+    records = [document(f"h{i}", HEALTH_TEXT, "health") for i in range(3)]
+    records.append(document("j0", HEALTH_TEXT, "judicial"))
+    assert [[r.id for r in batch] for batch in batches(records, 2)] == [
+        ["h0", "h1"],
+        ["h2"],
+        ["j0"],
+    ]
+
+
+def test_cli_labels_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_backend(monkeypatch)
+    make_run(tmp_path)
+    result = CliRunner().invoke(main, ["label", "--run", str(tmp_path), "--strategy", "both"])
+    assert result.exit_code == 0, result.output
+    assert "3/3 documents labeled with strategy both (3 new)" in result.output
+    assert "sentences: ok 2, skipped 1" in result.output
+    assert "agreement of the two strategies" in result.output
+    assert "health" in result.output.split("agreement", 1)[1]
+
+
+def test_cli_without_documents_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_backend(monkeypatch)
+    result = CliRunner().invoke(main, ["label", "--run", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no documents in" in result.output and "Traceback" not in result.output

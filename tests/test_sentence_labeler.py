@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import pytest
+from fakes import ScriptedBackend
+from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, document, keyword_reply, sentence_answer
+
+from gen.backends.base import GenerationRequest
+from gen.config import load_language_pack
+from gen.errors import UsageError
+from gen.records import check_spans
+from labeling.attempts import FAILED, OK, AnswerError
+from labeling.config import load_labeling
+from labeling.sentence_labeler import (
+    SentenceLabeler,
+    answer_words,
+    group_sentences,
+    labels_grammar,
+    parse_labels,
+    sentence_spans,
+)
+from labeling.sentences import split_sentences
+
+
+def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> SentenceLabeler:
+    pack = load_language_pack("en")
+    return SentenceLabeler(
+        backend, pack, load_labeling(pack), context_tokens=context_tokens, seed=3
+    )
+
+
+# -- the answer format ------------------------------------------------------------------
+
+
+def test_answer_words_come_from_the_category_label() -> None:
+    assert answer_words("health") == ("HEALTH", "NON_HEALTH")
+    assert answer_words("sex-life data") == ("SEX_LIFE_DATA", "NON_SEX_LIFE_DATA")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "1: HEALTH\n2: NON_HEALTH\n3: HEALTH\n",
+        "1. health\n2) non-health\n\n3 - Health",
+        "  1 : HEALTH\r\n2:NON_HEALTH\r\n3: HEALTH",
+    ],
+)
+def test_parse_accepts_numbered_labels_in_loose_spelling(answer: str) -> None:
+    assert parse_labels(answer, 3, "HEALTH", "NON_HEALTH") == [True, False, True]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("", "empty_answer"),
+        ("   \n\n", "empty_answer"),
+        ("1: HEALTH\n2: NON_HEALTH\n", "wrong_count"),
+        ("1: HEALTH\n2: HEALTH\n3: HEALTH\n4: HEALTH\n", "wrong_count"),
+        ("1: HEALTH\n3: NON_HEALTH\n2: HEALTH\n", "wrong_numbering"),
+        ("1: HEALTH\n2: POLITIC\n3: HEALTH\n", "unknown_label"),
+        ("Sure! Here are the labels:\n1: HEALTH\n", "unparseable_answer"),
+        ("1: The patient has diabetes.\n", "unparseable_answer"),
+        ("HEALTH\nNON_HEALTH\nHEALTH\n", "unparseable_answer"),
+    ],
+)
+def test_parse_rejects_answers_of_the_wrong_shape(answer: str, reason: str) -> None:
+    with pytest.raises(AnswerError) as caught:
+        parse_labels(answer, 3, "HEALTH", "NON_HEALTH")
+    assert caught.value.reason == reason
+
+
+def test_grammar_has_exactly_k_numbered_lines_and_llama_cpp_accepts_it() -> None:
+    grammar = labels_grammar(3, "HEALTH", "NON_HEALTH")
+    assert grammar.splitlines()[0] == (
+        'root ::= "1: " label "\\n" "2: " label "\\n" "3: " label "\\n"'
+    )
+    assert 'label ::= "HEALTH" | "NON_HEALTH"' in grammar
+    from llama_cpp import LlamaGrammar
+
+    assert LlamaGrammar.from_string(grammar, verbose=False) is not None
+
+
+# -- grouping and spans -------------------------------------------------------------------
+
+
+def test_groups_fill_the_budget_and_never_split_a_sentence() -> None:
+    assert group_sentences([4, 4, 4, 4, 4], budget=10, max_per_group=10) == [
+        range(0, 2),
+        range(2, 4),
+        range(4, 5),
+    ]
+    assert group_sentences([4, 4, 4], budget=100, max_per_group=2) == [range(0, 2), range(2, 3)]
+    assert group_sentences([50, 1], budget=10, max_per_group=5) == [range(0, 1), range(1, 2)]
+    assert group_sentences([], budget=10, max_per_group=5) == []
+
+
+def test_sensitive_sentences_become_spans_and_neighbours_may_merge() -> None:
+    text = "A is ill.  B is ill.\nC is fine. D is ill."
+    ranges = split_sentences(text)
+    flags = [True, True, False, True]
+    separate = sentence_spans(text, ranges, flags, "health")
+    assert [text[s.start : s.end] for s in separate] == ["A is ill.", "B is ill.", "D is ill."]
+    merged = sentence_spans(text, ranges, flags, "health", merge_adjacent=True)
+    assert [text[s.start : s.end] for s in merged] == ["A is ill.  B is ill.", "D is ill."]
+    for spans in (separate, merged):
+        check_spans(text, spans)
+        assert {(s.label, s.source) for s in spans} == {("health", "llm_sentences")}
+
+
+# -- the labeler --------------------------------------------------------------------------
+
+
+def test_labels_sentences_through_the_backend() -> None:
+    backend = ScriptedBackend(keyword_reply)
+    outcome = labeler(backend).label(document("d1", HEALTH_TEXT, "health"))
+    assert outcome.status == OK
+    assert [HEALTH_TEXT[s.start : s.end] for s in outcome.spans] == [
+        "Mario Rossi has had type 2 diabetes since 2015.",
+        "He takes insulin every morning.",
+    ]
+    request = backend.requests[0]
+    assert request.grammar == labels_grammar(5, "HEALTH", "NON_HEALTH")
+    assert request.sampling.temperature == 0.0
+    assert outcome.details == {"sentences": 5, "groups": 1, "sensitive_sentences": 2}
+
+
+def test_few_shot_prefix_is_identical_for_every_document_of_a_category() -> None:
+    backend = ScriptedBackend(keyword_reply)
+    sentences = labeler(backend)
+    sentences.label(document("d1", HEALTH_TEXT, "health"))
+    sentences.label(document("d2", "Luca has asthma. He is fine otherwise.", "health"))
+    sentences.label(document("d3", JUDICIAL_TEXT, "judicial"))
+    first, second, third = (r.prompt for r in backend.requests)
+    marker = "Now label these sentences:\n"
+    assert first.index(marker) == second.index(marker)
+    assert first[: first.index(marker)] == second[: second.index(marker)]
+    assert "Since the accident she takes painkillers" in first[: first.index(marker)]
+    assert third[: third.index(marker)] != first[: first.index(marker)]
+    assert "Answer JUDICIAL if it does and NON_JUDICIAL" in third
+
+
+def test_a_small_context_splits_the_document_into_numbered_groups() -> None:
+    backend = ScriptedBackend(keyword_reply)
+    sentences = labeler(backend, context_tokens=4096)
+    left, _ = sentences.budget("health")
+    small = labeler(backend, context_tokens=4096 - left + 40)
+    backend.requests.clear()
+    outcome = small.label(document("d1", HEALTH_TEXT, "health"))
+    assert outcome.status == OK and outcome.details["groups"] > 1
+    assert len(outcome.spans) == 2
+    for request in backend.requests:
+        block = request.prompt.rsplit("Now label these sentences:\n", 1)[1]
+        assert block.startswith("1. ")
+
+
+def test_a_context_too_small_for_the_examples_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="raise --ctx"):
+        labeler(ScriptedBackend(keyword_reply), context_tokens=256).label(
+            document("d1", HEALTH_TEXT, "health")
+        )
+
+
+def test_a_bad_answer_is_retried_once_with_another_seed() -> None:
+    answers = iter(["I think sentence one is about health.", None])
+
+    def reply(request: GenerationRequest) -> str:
+        return next(answers) or sentence_answer(request.prompt)
+
+    backend = ScriptedBackend(reply)
+    outcome = labeler(backend).label(document("d1", HEALTH_TEXT, "health"))
+    assert outcome.status == OK and len(outcome.spans) == 2
+    first, retry = backend.requests
+    assert first.seed != retry.seed
+    assert retry.sampling.temperature == 0.7
+    assert outcome.answers[0] == "I think sentence one is about health."
+
+
+def test_two_bad_answers_fail_with_reason_and_raw_answers() -> None:
+    backend = ScriptedBackend(lambda request: "1: HEALTH\n")
+    outcome = labeler(backend).label(document("d1", HEALTH_TEXT, "health"))
+    assert outcome.status == FAILED and outcome.reason == "wrong_count"
+    assert outcome.spans == []
+    assert outcome.answers == ["1: HEALTH\n", "1: HEALTH\n"]
+    assert outcome.flag == "sentences_failed"
+    assert "1 labels for 5 sentences" in outcome.detail
