@@ -39,7 +39,7 @@ class BuildOptions:
     include_queries: bool = True
     #: categories: GDPR category labels only; categories+pii: plus PII types;
     #: binary: every kept span becomes "sensitive".
-    scheme: str = "categories"
+    scheme: str = "categories+pii"
     #: Span sources to keep, by priority (the first wins an overlap under "priority").
     sources: tuple[str, ...] = BUILD_SPAN_SOURCES
     overlap: str = "priority"

@@ -26,7 +26,7 @@ def _names(value: str) -> tuple[str, ...]:
 @click.option(
     "--negatives-share",
     type=float,
-    default=0.05,
+    default=BuildOptions.negatives_share,
     show_default=True,
     help="Wikipedia paragraphs as a fraction of all documents (0 = none).",
 )
@@ -40,7 +40,7 @@ def _names(value: str) -> tuple[str, ...]:
 @click.option(
     "--scheme",
     type=click.Choice(LABEL_SCHEMES),
-    default="categories",
+    default=BuildOptions.scheme,
     show_default=True,
     help="categories: GDPR categories; categories+pii: plus PII types; "
     "binary: every kept span labeled 'sensitive'.",
