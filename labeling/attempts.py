@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gen.backends.base import Backend, Completion, GenerationRequest, SamplingParams
-from gen.config import Formats
+from gen.config import Formats, LanguagePack
 from gen.errors import GenError
 from gen.plan import derive_seed
 from gen.prompting import PromptParts, RenderedPrompt, render_prompt
@@ -122,6 +122,28 @@ class PromptRenderer:
 
     def render(self, parts: PromptParts) -> RenderedPrompt:
         return render_prompt(parts, self.format_name, self.formats, self._chat_template)
+
+
+class LlmLabeler:
+    """What a labeler built on one model and one language pack holds."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        pack: LanguagePack,
+        prompts: LabelingPrompts,
+        *,
+        context_tokens: int,
+        format_name: str | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.backend = backend
+        self.pack = pack
+        self.prompts = prompts
+        self.context_tokens = context_tokens
+        self.seed = seed
+        self.renderer = PromptRenderer(backend, prompts, pack.formats, format_name)
+        self.count_tokens = TokenCounter(backend)
 
 
 def sampling(

@@ -10,9 +10,8 @@ strategy failed for this document. Either way the raw answers are kept.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
-from gen.backends.base import Backend
-from gen.config import LanguagePack
 from gen.errors import InvalidSpanError
 from gen.prompting import PromptParts
 from gen.records import Record, check_spans
@@ -22,12 +21,11 @@ from labeling.attempts import (
     FLAGGED,
     OK,
     AnswerError,
-    PromptRenderer,
+    LlmLabeler,
     StrategyOutcome,
-    TokenCounter,
     ask,
 )
-from labeling.config import LabelingPrompts
+from labeling.config import CensorPrompts
 
 STRATEGY = "censor"
 SOURCE = "llm_censor"
@@ -38,34 +36,22 @@ _ANSWER_MARGIN = 16
 _CONTEXT_MARGIN = 16
 
 
-class CensorLabeler:
+class CensorLabeler(LlmLabeler):
     """Labels the documents of one language pack with the `censor` strategy."""
 
     strategy = STRATEGY
 
-    def __init__(
-        self,
-        backend: Backend,
-        pack: LanguagePack,
-        prompts: LabelingPrompts,
-        *,
-        context_tokens: int,
-        format_name: str | None = None,
-        seed: int = 0,
-    ) -> None:
-        self.backend = backend
-        self.pack = pack
-        self.prompts = prompts
-        self.config = prompts.censor
-        self.context_tokens = context_tokens
-        self.seed = seed
-        self.renderer = PromptRenderer(backend, prompts, pack.formats, format_name)
-        self.count_tokens = TokenCounter(backend)
-        #: Every category's tag, so that a tag the model borrows from another category
-        #: is still read as a tag rather than as text missing from the original.
-        self.tags = {
-            info.tag: pack.categories.categories[name].label
-            for name, info in prompts.categories.items()
+    @property
+    def config(self) -> CensorPrompts:
+        return self.prompts.censor
+
+    @cached_property
+    def tags(self) -> dict[str, str]:
+        """Every category's tag, so that a tag the model borrows from another category
+        is still read as a tag rather than as text missing from the original."""
+        return {
+            info.tag: self.pack.categories.categories[name].label
+            for name, info in self.prompts.categories.items()
         }
 
     def parts(self, category: str, text: str) -> PromptParts:

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import partial
+from functools import cached_property, partial
 
-from gen.backends.base import Backend
-from gen.config import LanguagePack
 from gen.errors import UsageError
 from gen.prompting import PromptParts
 from gen.records import Record, Span
@@ -23,12 +21,11 @@ from labeling.attempts import (
     FAILED,
     OK,
     AnswerError,
-    PromptRenderer,
+    LlmLabeler,
     StrategyOutcome,
-    TokenCounter,
     ask,
 )
-from labeling.config import LabelingPrompts
+from labeling.config import SentencesPrompts
 from labeling.sentences import split_sentences
 
 STRATEGY = "sentences"
@@ -124,30 +121,18 @@ def sentence_spans(
     return spans
 
 
-class SentenceLabeler:
+class SentenceLabeler(LlmLabeler):
     """Labels the documents of one language pack with the `sentences` strategy."""
 
     strategy = STRATEGY
 
-    def __init__(
-        self,
-        backend: Backend,
-        pack: LanguagePack,
-        prompts: LabelingPrompts,
-        *,
-        context_tokens: int,
-        format_name: str | None = None,
-        seed: int = 0,
-    ) -> None:
-        self.backend = backend
-        self.pack = pack
-        self.prompts = prompts
-        self.config = prompts.sentences
-        self.context_tokens = context_tokens
-        self.seed = seed
-        self.renderer = PromptRenderer(backend, prompts, pack.formats, format_name)
-        self.count_tokens = TokenCounter(backend)
-        self._budgets: dict[str, tuple[int, int]] = {}
+    @property
+    def config(self) -> SentencesPrompts:
+        return self.prompts.sentences
+
+    @cached_property
+    def _budgets(self) -> dict[str, tuple[int, int]]:
+        return {}
 
     def parts(self, category: str, sentences: Sequence[str]) -> PromptParts:
         """The prompt for some sentences of a `category` document; everything before the
