@@ -13,6 +13,7 @@ from gen.backends import make_backend
 from gen.cli.options import (
     backend_options,
     backend_options_from,
+    compose_options,
     language_option,
     prompts_option,
     run_option,
@@ -23,7 +24,7 @@ from gen.generate import DocumentsOptions, generate_documents
 from gen.plan import ALL, PlanSpec, iter_plan
 from gen.runs import RunPaths
 
-plan_options = [
+plan_options = compose_options(
     click.option(
         "--category",
         default=ALL,
@@ -44,13 +45,7 @@ plan_options = [
     language_option,
     seed_option,
     prompts_option,
-]
-
-
-def _with(options: list, func):  # type: ignore[no-untyped-def]
-    for option in reversed(options):
-        func = option(func)
-    return func
+)
 
 
 def _spec(kwargs: dict[str, Any]) -> PlanSpec:
@@ -64,6 +59,7 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
 
 @click.command()
 @run_option
+@plan_options
 @backend_options
 @click.option(
     "--max-tokens",
@@ -103,10 +99,8 @@ def documents(
         )
 
 
-documents = _with(plan_options, documents)
-
-
 @click.command()
+@plan_options
 @click.option(
     "--show",
     type=click.IntRange(min=0),
@@ -139,6 +133,3 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
         for (cat, doc_type), n in sorted(by_type.items()):
             if cat == category:
                 click.echo(f"      {doc_type:<50} {n:>5}")
-
-
-plan = _with(plan_options, plan)

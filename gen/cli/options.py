@@ -15,7 +15,7 @@ from gen.runs import DEFAULT_RUN
 F = Callable[..., Any]
 
 
-def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+def compose_options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     def apply(func: F) -> F:
         for decorator in reversed(decorators):
             func = decorator(func)
@@ -47,7 +47,7 @@ language_option = click.option(
     help="Language pack in the prompts folder (en, it...).",
 )
 
-backend_options = _compose(
+backend_options = compose_options(
     click.option("--backend", type=click.Choice(BACKENDS), default="llama.cpp", show_default=True),
     click.option(
         "--model",
