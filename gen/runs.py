@@ -41,6 +41,10 @@ class RunPaths:
         return self.root / "stats"
 
     @property
+    def bench(self) -> Path:
+        return self.root / "bench"
+
+    @property
     def cache(self) -> Path:
         return self.root / "cache"
 

@@ -61,6 +61,8 @@ class BackendOptions:
     api_model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 4
+    server_kind: str = "auto"
+    timeout: float = 300.0
 
 
 def make_backend(options: BackendOptions) -> Backend:
@@ -90,5 +92,7 @@ def make_backend(options: BackendOptions) -> Backend:
             model=options.api_model,
             api_key_env=options.api_key_env,
             concurrency=options.concurrency,
+            server_kind=options.server_kind,
+            timeout=options.timeout,
         )
     raise UsageError(f"unknown backend {options.backend!r}; expected one of {', '.join(BACKENDS)}")

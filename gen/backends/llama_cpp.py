@@ -4,12 +4,17 @@ llama-cpp-python keeps the KV cache of the previous prompt and only evaluates
 the part of a new prompt after the longest common prefix, so callers that send
 prompts sharing a long prefix (few-shot labeling) one after the other get the
 prefix for free.
+
+Every call into the engine runs on one dedicated thread: llama.cpp's OpenMP
+build keeps a thread team per calling thread, and alternating callers (the
+main thread, then a worker pool) halves its speed on small machines.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +42,16 @@ class LlamaCppBackend:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - a broken install
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
+        self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
         try:
-            self._llama = Llama(
+            self._llama = self._engine.submit(
+                Llama,
                 model_path=str(model_path),
                 n_ctx=n_ctx,
                 n_gpu_layers=n_gpu_layers,
                 n_threads=n_threads or os.cpu_count(),
                 verbose=False,
-            )
+            ).result()
         except (ValueError, RuntimeError) as exc:
             raise ModelError(
                 f"llama.cpp cannot load {model_path}: {exc}; is it a GGUF file?"
@@ -69,6 +76,9 @@ class LlamaCppBackend:
         return self._grammars[source]
 
     def generate(self, request: GenerationRequest) -> Completion:
+        return self._engine.submit(self._generate, request).result()
+
+    def _generate(self, request: GenerationRequest) -> Completion:
         sampling = request.sampling
         started = time.perf_counter()
         try:

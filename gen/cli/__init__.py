@@ -56,6 +56,9 @@ main.add_command(export)
 from gen.cli.stats import stats  # noqa: E402
 
 main.add_command(stats)
+from gen.cli.bench import bench  # noqa: E402
+
+main.add_command(bench)
 from gen.cli.label import label  # noqa: E402
 
 main.add_command(label)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import click
 
 from gen.backends import BACKENDS, BackendOptions
+from gen.backends.openai_backend import SERVER_KINDS
 from gen.config import default_prompts_dir
 from gen.runs import DEFAULT_RUN
 
@@ -97,6 +99,21 @@ backend_options = compose_options(
         help="Environment variable holding the API key (openai); never stored.",
     ),
     click.option(
+        "--server-kind",
+        type=click.Choice(SERVER_KINDS),
+        default="auto",
+        show_default=True,
+        help="How to pass grammars to the server (openai): llama.cpp's `grammar`, vLLM's "
+        "structured outputs, or none (generic); auto asks the server.",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=1),
+        default=300.0,
+        show_default=True,
+        help="Seconds to wait for one answer (openai).",
+    ),
+    click.option(
         "--concurrency",
         type=click.IntRange(min=1),
         default=4,
@@ -108,16 +125,5 @@ backend_options = compose_options(
 
 def backend_options_from(kwargs: dict[str, Any]) -> BackendOptions:
     """Pop the backend options out of a command's keyword arguments."""
-    names = (
-        "backend",
-        "model",
-        "n_ctx",
-        "n_gpu_layers",
-        "device",
-        "dtype",
-        "base_url",
-        "api_model",
-        "api_key_env",
-        "concurrency",
-    )
+    names = [field.name for field in fields(BackendOptions)]
     return BackendOptions(**{name: kwargs.pop(name) for name in names})
