@@ -11,7 +11,11 @@ from gen.errors import GenError
 
 
 class _Group(click.Group):
-    """Turns expected failures into one line on stderr and their exit status."""
+    """Turns expected failures into one line on stderr and their exit status, and lists
+    commands in pipeline order rather than alphabetically."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -33,35 +37,30 @@ def main() -> None:
     """Write and label fictional sensitive documents with a local LLM."""
 
 
-# Commands register themselves below, one module per command.
-from gen.cli.eval import eval_command  # noqa: E402
-
-main.add_command(eval_command)
+# One module per command; imported after `main` exists.
+from gen.cli.bench import bench  # noqa: E402
+from gen.cli.build import build  # noqa: E402
 from gen.cli.documents import documents, plan  # noqa: E402
-
-main.add_command(documents)
-main.add_command(plan)
+from gen.cli.eval import eval_command  # noqa: E402
+from gen.cli.export import export  # noqa: E402
 from gen.cli.inspect import inspect_command  # noqa: E402
-
-main.add_command(inspect_command)
+from gen.cli.label import label  # noqa: E402
+from gen.cli.queries import queries_command  # noqa: E402
+from gen.cli.stats import stats  # noqa: E402
 from gen.cli.wikipedia import wikipedia_command  # noqa: E402
 
-main.add_command(wikipedia_command)
-from gen.cli.build import build  # noqa: E402
-
-main.add_command(build)
-from gen.cli.export import export  # noqa: E402
-
-main.add_command(export)
-from gen.cli.stats import stats  # noqa: E402
-
-main.add_command(stats)
-from gen.cli.bench import bench  # noqa: E402
-
-main.add_command(bench)
-from gen.cli.label import label  # noqa: E402
-
-main.add_command(label)
-from gen.cli.queries import queries_command  # noqa: E402
-
-main.add_command(queries_command)
+# In pipeline order, as `gen --help` lists them.
+for command in (
+    plan,
+    documents,
+    label,
+    wikipedia_command,
+    queries_command,
+    build,
+    export,
+    stats,
+    eval_command,
+    inspect_command,
+    bench,
+):
+    main.add_command(command)
