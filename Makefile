@@ -43,7 +43,7 @@ test: $(VENV)/.installed-test
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff format --check gen labeling scraping tests bench
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/bench_align.py

@@ -21,10 +21,10 @@ import pyarrow as pa
 from nervaluate import Evaluator
 
 from gen.errors import GenError, UsageError
-from gen.export.tagging import word_spans
 from gen.metrics_scores import Counts, Scores, ScoreTable, score_table
 from gen.records import Record, Span, check_spans
 from gen.store import read_records
+from gen.tagging import word_spans
 
 #: Labels that mean "nothing sensitive here"; spans of them count as unlabeled text.
 NEGATIVE_LABELS = ("other",)

@@ -16,10 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from gen.errors import UsageError
-from gen.export.tagging import word_owners, word_spans
 from gen.records import Record, Span
 from gen.runs import RunPaths
 from gen.store import RecordTable, write_atomic
+from gen.tagging import word_owners, word_spans
 
 #: Label name for characters and words outside every span.
 NON_SENSITIVE = "other"

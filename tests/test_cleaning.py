@@ -2,8 +2,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gen.cleaning import clean_record, clean_text
-from gen.export.tagging import word_spans
 from gen.records import Record, Span, check_spans
+from gen.tagging import word_spans
 
 
 def _record(text: str, spans: list[Span]) -> Record:

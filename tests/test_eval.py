@@ -23,11 +23,11 @@ from gen.evaluate import (
     pair_records,
     token_label_sets,
 )
-from gen.export.tagging import word_spans
 from gen.metrics_scores import Counts
 from gen.metrics_text import render_text
 from gen.records import Record, Span
 from gen.store import read_records, write_records
+from gen.tagging import word_spans
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 GOLD = FIXTURES / "gold.jsonl"

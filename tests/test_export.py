@@ -12,11 +12,11 @@ from gen.cli import main
 from gen.errors import UsageError
 from gen.export import ExportOptions, export_run
 from gen.export.conll import read_conll
-from gen.export.tagging import spans_from_tags, tag_names, word_spans, word_tags
 from gen.records import Record, Span
 from gen.runs import RunPaths
 from gen.splits import parse_ratios
 from gen.store import RecordTable, read_records
+from gen.tagging import spans_from_tags, tag_names, word_spans, word_tags
 
 RATIOS = parse_ratios("0.7,0.15,0.15")
 

@@ -8,8 +8,8 @@ import click
 
 from gen.cli.options import run_option, seed_option
 from gen.export import ALIGNMENT_MODES, FORMATS, ExportOptions, export_run
-from gen.export.tagging import TAG_SCHEMES
 from gen.splits import parse_ratios
+from gen.tagging import TAG_SCHEMES
 
 
 @click.command("export")

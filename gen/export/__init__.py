@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from gen.errors import StorageError, UsageError
-from gen.export.tagging import TAG_SCHEMES
 from gen.records import Record
 from gen.runs import RunPaths
 from gen.splits import split_records
 from gen.store import RecordTable, write_atomic, write_json_atomic
+from gen.tagging import TAG_SCHEMES
 
 #: format name -> "module:function" (imported on use).
 FORMATS: dict[str, str] = {

@@ -10,9 +10,9 @@ import bisect
 from pathlib import Path
 
 from gen.export import ExportOptions, label_names
-from gen.export.tagging import tag_names, word_spans, word_tags
 from gen.records import Record
 from gen.store import write_atomic
+from gen.tagging import tag_names, word_spans, word_tags
 from labeling.sentences import split_sentences
 
 

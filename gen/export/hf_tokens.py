@@ -14,9 +14,9 @@ import pyarrow as pa
 
 from gen.errors import UsageError
 from gen.export import ExportOptions, label_names, require
-from gen.export.tagging import OUTSIDE, tag_names
 from gen.records import Record, Span
 from gen.store import write_atomic, write_table_atomic
+from gen.tagging import OUTSIDE, tag_names
 
 IGNORED = -100
 DEFAULT_STRIDE = 20

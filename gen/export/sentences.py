@@ -16,10 +16,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from gen.export import ExportOptions, label_names
-from gen.export.tagging import word_spans
 from gen.records import Record
 from gen.stats import NON_SENSITIVE
 from gen.store import write_table_atomic
+from gen.tagging import word_spans
 from labeling.sentences import split_sentences
 
 DEFAULT_WORD_STRIDE = 6
