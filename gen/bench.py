@@ -15,7 +15,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -139,14 +138,13 @@ def ratio(numerator: float, denominator: float) -> float | None:
 def timed_loop(label: str, requests: Sequence[GenerationRequest], run_one: Callable) -> Throughput:
     """Runs `run_one(request) -> completion tokens` over `requests` and times the whole loop.
 
-    The loop runs in a worker thread, as the pipeline's requests do, and the main thread
-    never calls the engine: llama.cpp's OpenMP build keeps one thread team per calling
-    thread, and on 2 cores an idle team left by another thread halved the speed.
+    A bare llama.cpp loop makes its calls on the backend's engine thread, like the pipeline:
+    llama.cpp's OpenMP build keeps one thread team per calling thread, and on 2 cores an
+    idle team left by another thread halves the speed.
     """
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        started = time.perf_counter()
-        tokens = sum(worker.map(run_one, requests))
-        return Throughput(label, len(requests), tokens, time.perf_counter() - started)
+    started = time.perf_counter()
+    tokens = sum(run_one(request) for request in requests)
+    return Throughput(label, len(requests), tokens, time.perf_counter() - started)
 
 
 class RawLlamaCpp:
@@ -155,7 +153,9 @@ class RawLlamaCpp:
     def __init__(self, backend: LlamaCppBackend) -> None:
         from llama_cpp import Llama
 
-        self.llama = Llama(
+        self.backend = backend
+        self.llama = backend.on_engine_thread(
+            Llama,
             model_path=str(backend.model_path),
             n_ctx=backend.n_ctx,
             n_gpu_layers=backend.n_gpu_layers,
@@ -165,7 +165,8 @@ class RawLlamaCpp:
 
     def complete(self, request: GenerationRequest, *, max_tokens: int | None = None) -> int:
         sampling = request.sampling
-        result = self.llama.create_completion(
+        result = self.backend.on_engine_thread(
+            self.llama.create_completion,
             prompt=request.prompt,
             max_tokens=max_tokens or sampling.max_tokens,
             temperature=sampling.temperature,

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gen.backends.base import ChatTemplate, Completion, GenerationRequest
 from gen.errors import ModelError
+
+T = TypeVar("T")
 
 
 class LlamaCppBackend:
@@ -44,14 +47,14 @@ class LlamaCppBackend:
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
         self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
         try:
-            self._llama = self._engine.submit(
+            self._llama = self.on_engine_thread(
                 Llama,
                 model_path=str(model_path),
                 n_ctx=n_ctx,
                 n_gpu_layers=n_gpu_layers,
                 n_threads=n_threads or os.cpu_count(),
                 verbose=False,
-            ).result()
+            )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(
                 f"llama.cpp cannot load {model_path}: {exc}; is it a GGUF file?"
@@ -75,8 +78,13 @@ class LlamaCppBackend:
                 raise ModelError(f"llama.cpp rejected the grammar: {exc}") from None
         return self._grammars[source]
 
+    def on_engine_thread(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `function` on the thread that makes every llama.cpp call of this process's
+        backend (also for a second engine measured beside it, see `gen bench`)."""
+        return self._engine.submit(function, *args, **kwargs).result()
+
     def generate(self, request: GenerationRequest) -> Completion:
-        return self._engine.submit(self._generate, request).result()
+        return self.on_engine_thread(self._generate, request)
 
     def _generate(self, request: GenerationRequest) -> Completion:
         sampling = request.sampling
