@@ -35,7 +35,7 @@ from gen.generate import MAX_CONSECUTIVE_ERRORS
 from gen.progress import progress
 from gen.records import Record, Span
 from gen.runs import RunPaths
-from gen.store import RecordTable, write_json_atomic
+from gen.store import JOURNAL, RecordTable, write_json_atomic
 from labeling import censor_labeler, persona_pii, sentence_labeler
 from labeling.agreement import agreement
 from labeling.attempts import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
@@ -219,10 +219,7 @@ class LabelRun:
     def _documents(self) -> list[Record]:
         documents = RecordTable(self.run.documents).read()
         if not documents:
-            raise UsageError(
-                f"no documents in {self.run.documents}; "
-                f"run `gen documents --run {self.run.root}` first"
-            )
+            raise _no_documents(self.run)
         return documents
 
     def _clear(self) -> None:
@@ -407,6 +404,19 @@ class LabelRun:
             gen_version=__version__,
         )
         write_json_atomic(self.run.manifest(STAGE), manifest)
+
+
+def _no_documents(run: RunPaths) -> UsageError:
+    return UsageError(
+        f"no documents in {run.documents}; run `gen documents --run {run.root}` first"
+    )
+
+
+def require_documents(run: RunPaths) -> None:
+    """Fail before a model is loaded when there is nothing to label."""
+    table = RecordTable(run.documents)
+    if not table.shard_paths() and not (run.documents / JOURNAL).exists():
+        raise _no_documents(run)
 
 
 def label_documents(

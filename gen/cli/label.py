@@ -24,6 +24,7 @@ from labeling.pipeline import (
     LabelOptions,
     LabelSummary,
     label_documents,
+    require_documents,
 )
 
 
@@ -106,5 +107,6 @@ def label(
         overwrite=overwrite,
     )
     run = RunPaths(run_dir)
+    require_documents(run)
     summary = label_documents(run, make_backend(backend_opts), options, prompts_dir)
     report(summary, run)
