@@ -24,7 +24,7 @@ import httpx
 
 from gen.backends import BackendOptions, make_backend
 from gen.backends.base import Backend, GenerationRequest
-from gen.backends.llama_cpp import LlamaCppBackend
+from gen.backends.llama_cpp import LlamaCppBackend, sampling_arguments
 from gen.backends.openai_backend import OpenAIBackend, auth_headers
 from gen.config import LanguagePack, load_language_pack
 from gen.generate import DocumentRun, DocumentsOptions, DocumentsSummary, generate_documents
@@ -164,17 +164,11 @@ class RawLlamaCpp:
         )
 
     def complete(self, request: GenerationRequest, *, max_tokens: int | None = None) -> int:
-        sampling = request.sampling
+        arguments = sampling_arguments(request.sampling, request.seed)
+        if max_tokens:
+            arguments["max_tokens"] = max_tokens
         result = self.backend.on_engine_thread(
-            self.llama.create_completion,
-            prompt=request.prompt,
-            max_tokens=max_tokens or sampling.max_tokens,
-            temperature=sampling.temperature,
-            top_p=sampling.top_p,
-            top_k=sampling.top_k,
-            repeat_penalty=sampling.repeat_penalty,
-            stop=list(sampling.stop) or None,
-            seed=request.seed,
+            self.llama.create_completion, prompt=request.prompt, **arguments
         )
         return int(result["usage"]["completion_tokens"])
 

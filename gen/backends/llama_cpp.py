@@ -19,10 +19,23 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gen.backends.base import ChatTemplate, Completion, GenerationRequest
+from gen.backends.base import ChatTemplate, Completion, GenerationRequest, SamplingParams
 from gen.errors import ModelError
 
 T = TypeVar("T")
+
+
+def sampling_arguments(sampling: SamplingParams, seed: int | None) -> dict[str, Any]:
+    """llama-cpp-python's `create_completion` arguments for our sampling settings."""
+    return {
+        "max_tokens": sampling.max_tokens,
+        "temperature": sampling.temperature,
+        "top_p": sampling.top_p,
+        "top_k": sampling.top_k,
+        "repeat_penalty": sampling.repeat_penalty,
+        "stop": list(sampling.stop) or None,
+        "seed": seed,
+    }
 
 
 class LlamaCppBackend:
@@ -87,19 +100,12 @@ class LlamaCppBackend:
         return self.on_engine_thread(self._generate, request)
 
     def _generate(self, request: GenerationRequest) -> Completion:
-        sampling = request.sampling
         started = time.perf_counter()
         try:
             result = self._llama.create_completion(
                 prompt=request.prompt,
-                max_tokens=sampling.max_tokens,
-                temperature=sampling.temperature,
-                top_p=sampling.top_p,
-                top_k=sampling.top_k,
-                repeat_penalty=sampling.repeat_penalty,
-                stop=list(sampling.stop) or None,
-                seed=request.seed,
                 grammar=self._grammar(request.grammar) if request.grammar else None,
+                **sampling_arguments(request.sampling, request.seed),
             )
         except ValueError as exc:  # e.g. the prompt does not fit the context window
             raise ModelError(f"llama.cpp refused the request: {exc}") from None
