@@ -14,8 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-
-from datasketch import MinHash
+from typing import TYPE_CHECKING
 
 from gen.cleaning import clean_record
 from gen.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
@@ -23,6 +22,9 @@ from gen.errors import InvalidSpanError, UsageError
 from gen.records import Record, Span, check_spans
 from gen.runs import RunPaths
 from gen.store import RecordTable, write_json_atomic, write_records
+
+if TYPE_CHECKING:
+    from datasketch import MinHash
 
 LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from datasketch import MinHash, MinHashLSH
+if TYPE_CHECKING:  # datasketch pulls in scipy: imported where used, not at CLI start-up
+    from datasketch import MinHash, MinHashLSH
 
 NUM_PERM = 128
 SHINGLE_WORDS = 3
@@ -31,6 +33,8 @@ def _shingles(text: str) -> set[bytes]:
 
 
 def minhashes(texts: Sequence[str]) -> list[MinHash]:
+    from datasketch import MinHash
+
     return MinHash.bulk([list(_shingles(t)) for t in texts], num_perm=NUM_PERM, seed=1)
 
 
@@ -47,11 +51,17 @@ def exact_duplicates(texts: Sequence[str]) -> dict[int, int]:
     return duplicates
 
 
+def _lsh(threshold: float) -> MinHashLSH:
+    from datasketch import MinHashLSH
+
+    return MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+
+
 def near_duplicates(
     hashes: Sequence[MinHash], threshold: float, skip: set[int] = frozenset()
 ) -> dict[int, int]:
     """index -> index of an earlier kept text whose estimated Jaccard similarity is >= threshold."""
-    lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+    lsh = _lsh(threshold)
     duplicates: dict[int, int] = {}
     for index, minhash in enumerate(hashes):
         if index in skip:
@@ -68,7 +78,7 @@ def near_duplicates(
 
 def similar_pairs(hashes: Sequence[MinHash], threshold: float) -> list[tuple[int, int]]:
     """Pairs of texts whose estimated Jaccard similarity is >= threshold."""
-    lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+    lsh = _lsh(threshold)
     pairs = []
     for index, minhash in enumerate(hashes):
         pairs.extend(
