@@ -15,18 +15,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gen.records import Span
+from gen.tagging import word_owners
 
 _WORD = re.compile(r"\w+")
 
 
 def token_flags(text: str, spans: Iterable[Span]) -> list[bool]:
     """Per word token of `text`: does any span overlap it?"""
-    ranges = sorted((span.start, span.end) for span in spans)
-    flags = []
-    for match in _WORD.finditer(text):
-        start, end = match.span()
-        flags.append(any(s < end and start < e for s, e in ranges))
-    return flags
+    words = [match.span() for match in _WORD.finditer(text)]
+    return [owner is not None for owner in word_owners(words, list(spans))]
 
 
 def cohen_kappa(first: Sequence[bool], second: Sequence[bool]) -> float | None:
