@@ -120,17 +120,16 @@ def collect_documents(run: Path, tables: Sequence[str] | None = None) -> list[di
         if not _has_records(folder):
             raise UsageError(f"no records in {folder}; run the stage that writes {name} first")
         entries += [document_entry(record, name) for record in RecordTable(folder).read()]
-    for folder in sorted(paths.root.glob("rejects/*")):
-        if folder.is_dir():
-            entries += [
-                document_entry(
-                    record,
-                    f"rejects/{folder.name}",
-                    rejected_reason=f"rejected by {folder.name}: "
-                    f"{record.meta.get('reason') or 'no reason given'}",
-                )
-                for record in RecordTable(folder).read()
-            ]
+    for folder in paths.reject_folders():
+        entries += [
+            document_entry(
+                record,
+                f"rejects/{folder.name}",
+                rejected_reason=f"rejected by {folder.name}: "
+                f"{record.meta.get('reason') or 'no reason given'}",
+            )
+            for record in RecordTable(folder).read()
+        ]
     if not entries:
         raise UsageError(f"no documents in {paths.root}: run `gen documents` first")
     return entries

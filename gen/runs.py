@@ -52,5 +52,9 @@ class RunPaths:
         """Records a stage refused (raw output + reason in `meta`), never dropped silently."""
         return self.root / "rejects" / stage
 
+    def reject_folders(self) -> list[Path]:
+        """The rejects table of every stage that refused something, by stage name."""
+        return sorted(p for p in (self.root / "rejects").glob("*") if p.is_dir())
+
     def manifest(self, stage: str) -> Path:
         return self.root / "manifests" / f"{stage}.json"

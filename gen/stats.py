@@ -113,9 +113,7 @@ def _export_manifest(paths: RunPaths, export_format: str | None) -> Path | None:
 
 def _rejected_counts(paths: RunPaths) -> dict[str, int]:
     counts: Counter[str] = Counter()
-    for folder in sorted(paths.root.glob("rejects/*")):
-        if not folder.is_dir():
-            continue
+    for folder in paths.reject_folders():
         for record in RecordTable(folder).read():
             reason = record.meta.get("reason")
             counts[f"{folder.name}: {reason}" if reason else folder.name] += 1
