@@ -10,7 +10,7 @@ import random
 import statistics
 import time
 
-from labeling.align import align_document
+from labeling.align.aligner import align_document
 
 TAGS = {"HEALTH_DATA": "health", "POLITICAL_OPINION": "politic"}
 SIZES = (1_000, 3_000, 10_000, 30_000)

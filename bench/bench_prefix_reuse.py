@@ -16,11 +16,11 @@ import time
 from itertools import chain, zip_longest
 
 from gen.backends import BackendOptions, make_backend
-from gen.config import load_language_pack
-from gen.records import Record
-from labeling.censor_labeler import CensorLabeler
+from gen.core.packs import load_language_pack
+from gen.core.records import Record
 from labeling.config import load_labeling
-from labeling.sentence_labeler import SentenceLabeler
+from labeling.strategies.censor import CensorLabeler
+from labeling.strategies.sentences import SentenceLabeler
 
 #: Short invented documents, a few per category; the text is not what is measured.
 TEXTS = {

@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from build_fixtures import make_run
 
-from gen.build import BuildOptions, build_dataset
-from gen.export import ExportOptions, export_run
-from gen.splits import parse_ratios
+from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.splits import parse_ratios
+from gen.export.run import ExportOptions, export_run
 
 
 def main(documents: int) -> None:

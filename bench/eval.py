@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from inspect_page import synthetic_record  # the synthetic letters of the sibling benchmark
 
-from gen.evaluate import evaluate
-from gen.records import Record
+from gen.core.records import Record
+from gen.evaluate.run import evaluate
 
 
 def noisy_copy(record: Record, rng: random.Random) -> Record:

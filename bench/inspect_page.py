@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from gen.inspect_page import write_inspect_page
-from gen.records import Record, Span
-from gen.runs import RunPaths
-from gen.store import RecordTable
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.inspect.page import write_inspect_page
 
 LABELS = ("health", "politic", "judicial", "philosophy", "sexuality", "ethnic", "other")
 WORDS = [

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gen.records import Span
-from gen.tagging import word_owners
+from gen.core.records import Span
+from gen.text.words import word_owners
 
 _WORD = re.compile(r"\w+")
 

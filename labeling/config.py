@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from gen.config import CHAT_FORMAT, LanguagePack, placeholders
-from gen.errors import ConfigError
-from gen.yamlio import StrictModel, load_model
+from gen.core.errors import ConfigError
+from gen.core.packs import CHAT_FORMAT, LanguagePack, placeholders
+from gen.core.yamlio import StrictModel, load_model
 
 LABELING_FILE = "labeling.yaml"
 
@@ -99,7 +99,7 @@ class CensorPrompts(StrictModel):
     response_prefix: str = ""
     #: Answer budget as a multiple of the document's tokens (tags are shorter than passages).
     max_tokens_ratio: float = Field(1.3, gt=0)
-    #: Alignments scoring below this are flagged (see `labeling.align`).
+    #: Alignments scoring below this are flagged (see `labeling.align.aligner`).
     flag_threshold: float = Field(0.6, ge=0, le=1)
 
     @field_validator("system")

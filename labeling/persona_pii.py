@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from gen.records import Span
+from gen.core.records import Span
 
 SOURCE = "faker"
 

@@ -29,20 +29,22 @@ from typing import Any, Protocol
 
 from gen import __version__
 from gen.backends.base import Backend
-from gen.config import LanguagePack, load_language_pack
-from gen.errors import GenError, UsageError
-from gen.generate import MAX_CONSECUTIVE_ERRORS
-from gen.progress import progress
-from gen.records import Record, Span
-from gen.runs import RunPaths
-from gen.store import JOURNAL, RecordTable, write_json_atomic
-from labeling import censor_labeler, persona_pii, sentence_labeler
+from gen.core.errors import GenError, UsageError
+from gen.core.packs import LanguagePack, load_language_pack
+from gen.core.progress import progress
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import JOURNAL, RecordTable, write_json_atomic
+from gen.generate.run import MAX_CONSECUTIVE_ERRORS
+from labeling import persona_pii
 from labeling.agreement import agreement
-from labeling.attempts import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
-from labeling.censor_labeler import CensorLabeler
 from labeling.config import load_labeling
 from labeling.persona_pii import persona_spans
-from labeling.sentence_labeler import SentenceLabeler
+from labeling.strategies import censor as censor_labeler
+from labeling.strategies import sentences as sentence_labeler
+from labeling.strategies.attempts import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
+from labeling.strategies.censor import CensorLabeler
+from labeling.strategies.sentences import SentenceLabeler
 
 LABELERS: dict[str, type[SentenceLabeler | CensorLabeler]] = {
     sentence_labeler.STRATEGY: SentenceLabeler,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from gen.records import Record, Span
-from gen.runs import RunPaths
-from gen.store import RecordTable
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
 
 FIRST_NAMES = ["Mara", "Tobias", "Ilse", "Quentin", "Noor", "Bastien", "Yara", "Elio", "Greta"]
 LAST_NAMES = ["Vantrell", "Oskoro", "Dellamy", "Pruitt", "Hasselby", "Korvin", "Lindqvar"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from gen.backends.base import GenerationRequest
-from gen.records import Record
-from labeling.sentences import split_sentences
+from gen.core.records import Record
+from gen.text.sentences import split_sentences
 
 SENSITIVE_WORDS = re.compile(r"\b(diabetes|insulin|asthma|convicted|theft)\b", re.IGNORECASE)
 TAGS = {"health": "HEALTH_DATA", "judicial": "JUDICIAL_DATA"}

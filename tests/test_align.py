@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gen.records import Span, check_spans
-from labeling.align import Alignment, align_censored, align_document
-from labeling.censored import Tag, parse_censored, strip_chatter, tag_key
+from gen.core.records import Span, check_spans
+from labeling.align.aligner import Alignment, align_censored, align_document
+from labeling.align.censored import Tag, parse_censored, strip_chatter, tag_key
 
 EN_TAGS = {
     "HEALTH_DATA": "health",

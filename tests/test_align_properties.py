@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from gen.records import check_spans
-from labeling.align import align_document
+from gen.core.records import check_spans
+from labeling.align.aligner import align_document
 
 TAGS = {"HEALTH_DATA": "health", "POLITICAL_OPINION": "politic"}
 SPELLINGS = {

@@ -17,7 +17,7 @@ from stub_openai_server import StubOpenAIServer, fictional_document
 
 from gen.backends.base import Backend, GenerationRequest, SamplingParams
 from gen.backends.openai_backend import OpenAIBackend, RetryPolicy, ServerUnavailableError
-from gen.errors import ModelError, UsageError
+from gen.core.errors import ModelError, UsageError
 
 FAST_RETRY = RetryPolicy(attempts=6, initial_delay=0.01, max_delay=0.05)
 
@@ -49,11 +49,11 @@ def test_extra_caller_threads_never_exceed_concurrency() -> None:
 
 
 def test_documents_pipeline_keeps_n_requests_in_flight(tmp_path: Path) -> None:
-    from gen.config import load_language_pack
-    from gen.generate import DocumentsOptions, generate_documents
-    from gen.plan import PlanSpec
-    from gen.runs import RunPaths
-    from gen.store import RecordTable
+    from gen.core.packs import load_language_pack
+    from gen.core.runs import RunPaths
+    from gen.core.store import RecordTable
+    from gen.generate.plan import PlanSpec
+    from gen.generate.run import DocumentsOptions, generate_documents
 
     run = RunPaths(tmp_path)
     with StubOpenAIServer(answer=fictional_document, gate=3, faults=["drop", "503"]) as server:

@@ -8,7 +8,7 @@ import pytest
 
 from gen.backends.base import Backend, GenerationRequest, SamplingParams
 from gen.backends.transformers_backend import TransformersBackend
-from gen.errors import ModelError, UsageError
+from gen.core.errors import ModelError, UsageError
 
 
 def embedded_gguf() -> Path:

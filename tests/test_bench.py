@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from stub_openai_server import StubOpenAIServer, fictional_document
 
 from gen.backends import BackendOptions
-from gen.bench import (
+from gen.bench.run import (
     BenchOptions,
     Throughput,
     censor_every_third_sentence,
@@ -18,7 +18,7 @@ from gen.bench import (
     write_report,
 )
 from gen.cli import main
-from gen.runs import RunPaths
+from gen.core.runs import RunPaths
 
 
 def test_throughput_figures() -> None:

@@ -4,12 +4,18 @@ import pytest
 from build_fixtures import make_records, make_run
 from click.testing import CliRunner
 
-from gen.build import BuildOptions, assemble, build_dataset, check_dataset_spans, resolve_overlaps
 from gen.cli import main
-from gen.errors import UsageError
-from gen.records import Record, Span
-from gen.runs import RunPaths
-from gen.store import RecordTable
+from gen.core.errors import UsageError
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.dataset.assemble import (
+    BuildOptions,
+    assemble,
+    build_dataset,
+    check_dataset_spans,
+    resolve_overlaps,
+)
 
 
 def _assemble(**options):

@@ -4,11 +4,11 @@ from fakes import ScriptedBackend
 from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, censor_answer, document, keyword_reply
 
 from gen.backends.base import GenerationRequest
-from gen.config import load_language_pack
-from gen.errors import ModelError
-from labeling.attempts import FAILED, OK
-from labeling.censor_labeler import CensorLabeler
+from gen.core.errors import ModelError
+from gen.core.packs import load_language_pack
 from labeling.config import load_labeling
+from labeling.strategies.attempts import FAILED, OK
+from labeling.strategies.censor import CensorLabeler
 
 
 def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> CensorLabeler:

@@ -1,9 +1,9 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gen.cleaning import clean_record, clean_text
-from gen.records import Record, Span, check_spans
-from gen.tagging import word_spans
+from gen.core.records import Record, Span, check_spans
+from gen.dataset.normalize import clean_record, clean_text
+from gen.text.words import word_spans
 
 
 def _record(text: str, spans: list[Span]) -> Record:

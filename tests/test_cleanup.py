@@ -1,4 +1,10 @@
-from gen.cleanup import clean_document, cut_unfinished, strip_closing, strip_fences, strip_preamble
+from gen.generate.postprocess import (
+    clean_document,
+    cut_unfinished,
+    strip_closing,
+    strip_fences,
+    strip_preamble,
+)
 
 PREFIX = "Sure! Here's the generated document:"
 

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
-from gen.config import default_prompts_dir, load_language_pack
-from gen.errors import ConfigError
+from gen.core.errors import ConfigError
+from gen.core.packs import default_prompts_dir, load_language_pack
 
 
 @pytest.fixture

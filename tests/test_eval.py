@@ -10,8 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
-from gen.errors import UsageError
-from gen.evaluate import (
+from gen.core.errors import UsageError
+from gen.core.records import Record, Span
+from gen.core.store import read_records, write_records
+from gen.evaluate.report import render_text
+from gen.evaluate.run import (
     DocumentPair,
     collapse,
     confusion_matrix,
@@ -23,11 +26,8 @@ from gen.evaluate import (
     pair_records,
     token_label_sets,
 )
-from gen.metrics_scores import Counts
-from gen.metrics_text import render_text
-from gen.records import Record, Span
-from gen.store import read_records, write_records
-from gen.tagging import word_spans
+from gen.evaluate.scores import Counts
+from gen.text.words import word_spans
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 GOLD = FIXTURES / "gold.jsonl"

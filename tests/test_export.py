@@ -7,16 +7,16 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gen.build import BuildOptions, build_dataset
 from gen.cli import main
-from gen.errors import UsageError
-from gen.export import ExportOptions, export_run
-from gen.export.conll import read_conll
-from gen.records import Record, Span
-from gen.runs import RunPaths
-from gen.splits import parse_ratios
-from gen.store import RecordTable, read_records
-from gen.tagging import spans_from_tags, tag_names, word_spans, word_tags
+from gen.core.errors import UsageError
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable, read_records
+from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.splits import parse_ratios
+from gen.export.formats.conll import read_conll
+from gen.export.run import ExportOptions, export_run
+from gen.text.words import spans_from_tags, tag_names, word_spans, word_tags
 
 RATIOS = parse_ratios("0.7,0.15,0.15")
 
@@ -259,7 +259,7 @@ def test_sentences_and_sentences_context(run):
 
 
 def test_sentences_context_follows_the_thesis_layout():
-    from gen.export.sentences import chunk_rows
+    from gen.export.formats.sentences import chunk_rows
 
     text = " ".join(f"w{i}" for i in range(20))
     record = Record(
@@ -304,7 +304,7 @@ def test_spacy_docbin_reads_back_with_every_span(run):
 
 def test_spacy_counts_spans_it_cannot_align(tmp_path):
     pytest.importorskip("spacy")
-    from gen.export.spacy_docbin import export_spacy
+    from gen.export.formats.spacy_docbin import export_spacy
 
     record = Record(
         "r",

@@ -9,12 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gen.config import load_language_pack
-from gen.errors import GenError, ModelError
-from gen.generate import DocumentsOptions, generate_documents
-from gen.plan import PlanSpec
-from gen.runs import RunPaths
-from gen.store import RecordTable
+from gen.core.errors import GenError, ModelError
+from gen.core.packs import load_language_pack
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.generate.plan import PlanSpec
+from gen.generate.run import DocumentsOptions, generate_documents
 from tests.fakes import ScriptedBackend
 
 BODY = (

@@ -12,16 +12,16 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
-from gen.inspect_page import (
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.inspect.page import (
     PAGE_SIZE,
     collect_documents,
     document_entry,
     label_colors,
     write_inspect_page,
 )
-from gen.records import Record, Span
-from gen.runs import RunPaths
-from gen.store import RecordTable
 
 HOSTILE = "</script><script>window.pwned = 1</script><img src=x onerror=alert(1)>"
 

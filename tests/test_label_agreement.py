@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.records import Span
+from gen.core.records import Span
 from labeling.agreement import agreement, cohen_kappa, f1, token_flags
 
 

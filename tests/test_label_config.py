@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from gen.config import default_prompts_dir, load_language_pack
-from gen.errors import ConfigError
+from gen.core.errors import ConfigError
+from gen.core.packs import default_prompts_dir, load_language_pack
 from labeling.config import load_labeling
 
 Edit = Callable[[dict[str, Any]], None]

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from label_fakes import document
 
 from gen.cli import main
-from gen.records import Record, check_spans
-from gen.runs import RunPaths
-from gen.store import RecordTable
+from gen.core.records import Record, check_spans
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
 
 pytestmark = pytest.mark.model
 

@@ -12,10 +12,10 @@ from label_fakes import HEALTH_TEXT, document, documents, keyword_reply, sentenc
 
 from gen.backends.base import GenerationRequest
 from gen.cli import main
-from gen.errors import GenError, ModelError, UsageError
-from gen.records import Record, check_spans
-from gen.runs import RunPaths
-from gen.store import RecordTable
+from gen.core.errors import GenError, ModelError, UsageError
+from gen.core.records import Record, check_spans
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
 from labeling.pipeline import LabelOptions, batches, label_documents
 
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from gen.records import check_spans
+from gen.core.records import check_spans
 from labeling.persona_pii import FIELD_LABELS, persona_spans
 
 PERSONA = {

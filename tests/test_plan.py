@@ -3,9 +3,9 @@ from itertools import islice
 
 import pytest
 
-from gen.config import load_language_pack
-from gen.errors import UsageError
-from gen.plan import PlanSpec, iter_plan, plan_item
+from gen.core.errors import UsageError
+from gen.core.packs import load_language_pack
+from gen.generate.plan import PlanSpec, iter_plan, plan_item
 
 
 @pytest.fixture(scope="module")

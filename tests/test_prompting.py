@@ -1,9 +1,9 @@
 import pytest
 
 from gen.backends.base import ChatTemplate
-from gen.config import load_language_pack
-from gen.errors import ModelError, UsageError
-from gen.prompting import PromptParts, render_prompt
+from gen.backends.prompting import PromptParts, render_prompt
+from gen.core.errors import ModelError, UsageError
+from gen.core.packs import load_language_pack
 from tests.fakes import SIMPLE_CHAT_TEMPLATE
 
 PARTS = PromptParts(

@@ -12,13 +12,13 @@ from click.testing import CliRunner
 from faker import Faker
 
 from gen.cli import main
-from gen.config import default_prompts_dir
-from gen.errors import ConfigError, UsageError
-from gen.records import Record
-from gen.runs import RunPaths
-from gen.store import RecordTable
-from scraping.pii_values import LABELS, value_makers
-from scraping.queries import QueryTemplate, fill, generate_queries, load_templates
+from gen.core.errors import ConfigError, UsageError
+from gen.core.packs import default_prompts_dir
+from gen.core.records import Record
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from scraping.queries.generate import QueryTemplate, fill, generate_queries, load_templates
+from scraping.queries.pii_values import LABELS, value_makers
 
 PROMPTS = default_prompts_dir()
 

@@ -5,12 +5,13 @@ from fakes import ScriptedBackend
 from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, document, keyword_reply, sentence_answer
 
 from gen.backends.base import GenerationRequest
-from gen.config import load_language_pack
-from gen.errors import UsageError
-from gen.records import check_spans
-from labeling.attempts import FAILED, OK, AnswerError
+from gen.core.errors import UsageError
+from gen.core.packs import load_language_pack
+from gen.core.records import check_spans
+from gen.text.sentences import split_sentences
 from labeling.config import load_labeling
-from labeling.sentence_labeler import (
+from labeling.strategies.attempts import FAILED, OK, AnswerError
+from labeling.strategies.sentences import (
     SentenceLabeler,
     answer_words,
     group_sentences,
@@ -18,7 +19,6 @@ from labeling.sentence_labeler import (
     parse_labels,
     sentence_spans,
 )
-from labeling.sentences import split_sentences
 
 
 def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> SentenceLabeler:

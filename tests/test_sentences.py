@@ -1,7 +1,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.sentences import split_sentences
+from gen.text.sentences import split_sentences
 
 
 def sentences(text: str, language: str = "en") -> list[str]:

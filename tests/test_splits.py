@@ -4,9 +4,9 @@ from dataclasses import replace
 import pytest
 from build_fixtures import make_records
 
-from gen.errors import UsageError
-from gen.records import Record
-from gen.splits import parse_ratios, split_records
+from gen.core.errors import UsageError
+from gen.core.records import Record
+from gen.dataset.splits import parse_ratios, split_records
 
 
 def _records(count: int = 400) -> list[Record]:

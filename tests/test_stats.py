@@ -4,13 +4,13 @@ import pytest
 from build_fixtures import make_run
 from click.testing import CliRunner
 
-from gen.build import BuildOptions, build_dataset
 from gen.cli import main
-from gen.errors import UsageError
-from gen.export import ExportOptions, export_run
-from gen.records import Record, Span
-from gen.splits import parse_ratios
-from gen.stats import chart_png, compute_stats, document_table, label_table
+from gen.core.errors import UsageError
+from gen.core.records import Record, Span
+from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.splits import parse_ratios
+from gen.export.run import ExportOptions, export_run
+from gen.inspect.stats import chart_png, compute_stats, document_table, label_table
 
 
 def test_label_table_shares_sum_to_one_and_count_other():

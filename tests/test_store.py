@@ -14,9 +14,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gen.errors import InvalidSpanError, StorageError
-from gen.records import Record, Span
-from gen.store import JOURNAL, RecordTable
+from gen.core.errors import InvalidSpanError, StorageError
+from gen.core.records import Record, Span
+from gen.core.store import JOURNAL, RecordTable
 
 
 def record(i: int, **extra) -> Record:
@@ -128,8 +128,8 @@ def test_kill_9_while_writing_loses_nothing_stored_and_duplicates_nothing(tmp_pa
     folder = tmp_path / "t"
     writer = textwrap.dedent(f"""
         import sys, itertools
-        from gen.records import Record
-        from gen.store import RecordTable
+        from gen.core.records import Record
+        from gen.core.store import RecordTable
         table = RecordTable({str(folder)!r}, shard_size=7).open()
         for i in itertools.count():
             table.append(Record(id=f"r{{i:06d}}", text="x" * 50, category="health",

@@ -13,13 +13,13 @@ from click.testing import CliRunner
 from fakewiki import FakeWiki, serve
 
 from gen.cli import main
-from gen.config import default_prompts_dir
-from gen.errors import ConfigError, GenError, UsageError
-from gen.records import Record
-from gen.runs import RunPaths
-from gen.store import RecordTable
-from scraping.polite_http import Politeness
-from scraping.wikipedia import LICENSE, ScrapeSummary, scrape_wikipedia
+from gen.core.errors import ConfigError, GenError, UsageError
+from gen.core.packs import default_prompts_dir
+from gen.core.records import Record
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from scraping.wikipedia.polite_http import Politeness
+from scraping.wikipedia.scrape import LICENSE, ScrapeSummary, scrape_wikipedia
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wiki"
 FAST = Politeness(min_interval=0, backoff=0, max_retries=3)

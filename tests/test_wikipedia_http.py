@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scraping.polite_http import ApiError, NotCachedError, Politeness, PoliteTransport
+from scraping.wikipedia.polite_http import ApiError, NotCachedError, Politeness, PoliteTransport
 
 API = "https://it.example/w/api.php"
 

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from gen.config import default_prompts_dir
-from scraping.paragraphs import Block, PageFilter, paragraphs, person_reason
-from scraping.wikipedia import load_config
+from gen.core.packs import default_prompts_dir
+from scraping.wikipedia.paragraphs import Block, PageFilter, paragraphs, person_reason
+from scraping.wikipedia.scrape import load_config
 
 RULES = PageFilter(
     skip_sections=["See also"],

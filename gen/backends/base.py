@@ -3,7 +3,7 @@
 Every engine (llama.cpp in process, transformers, an OpenAI-compatible server)
 implements `Backend.generate`. Prompt formatting is not the engine's business:
 a `GenerationRequest` carries the already rendered prompt text, see
-`gen.prompting`. Only the engine's chat template is asked of the backend.
+`gen.backends.prompting`. Only the engine's chat template is asked of the backend.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gen.backends.base import ChatTemplate, Completion, GenerationRequest, SamplingParams
-from gen.errors import ModelError
+from gen.core.errors import ModelError
 
 T = TypeVar("T")
 

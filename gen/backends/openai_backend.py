@@ -1,6 +1,6 @@
 """Any OpenAI-compatible server (vLLM, llama.cpp server, TGI, ...) over `/v1/completions`.
 
-The prompt arrives already rendered (`gen.prompting`), so the raw completions endpoint
+The prompt arrives already rendered (`gen.backends.prompting`), so the raw completions endpoint
 is used and the server must not apply a chat template of its own. Concurrency comes
 from the server: `generate` is thread-safe and the pipeline keeps `concurrency`
 requests in flight. A request is retried with jittered exponential backoff on
@@ -20,7 +20,7 @@ import httpx
 import tenacity
 
 from gen.backends.base import ChatTemplate, Completion, GenerationRequest
-from gen.errors import ModelError, UsageError
+from gen.core.errors import ModelError, UsageError
 
 ServerKind = Literal["auto", "llamacpp", "vllm", "generic"]
 SERVER_KINDS: tuple[str, ...] = get_args(ServerKind)

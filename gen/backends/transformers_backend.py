@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gen.backends.base import ChatTemplate, Completion, GenerationRequest
-from gen.errors import ModelError, UsageError
+from gen.core.errors import ModelError, UsageError
 
 Device = Literal["auto", "cpu", "cuda"]
 DTYPES = ("auto", "float32", "float16", "bfloat16")

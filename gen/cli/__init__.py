@@ -7,7 +7,7 @@ import sys
 import click
 
 from gen import __version__
-from gen.errors import GenError
+from gen.core.errors import GenError
 
 
 class _Group(click.Group):

@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from gen.bench import OVERHEAD_TARGET, BenchOptions, BenchReport, run_bench, write_report
+from gen.bench.run import OVERHEAD_TARGET, BenchOptions, BenchReport, run_bench, write_report
 from gen.cli.options import (
     backend_options,
     backend_options_from,
@@ -18,7 +18,7 @@ from gen.cli.options import (
     run_option,
     seed_option,
 )
-from gen.runs import RunPaths
+from gen.core.runs import RunPaths
 
 FIGURE_NAMES = {
     "pipeline_to_engine_ratio": "pipeline / raw engine tokens/s",

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from gen.build import (
+from gen.cli.options import run_option, seed_option
+from gen.dataset.assemble import (
     BUILD_SPAN_SOURCES,
     LABEL_SCHEMES,
     OVERLAP_POLICIES,
     BuildOptions,
     build_dataset,
 )
-from gen.cli.options import run_option, seed_option
 
 
 def _names(value: str) -> tuple[str, ...]:

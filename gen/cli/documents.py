@@ -19,10 +19,10 @@ from gen.cli.options import (
     run_option,
     seed_option,
 )
-from gen.config import load_language_pack
-from gen.generate import DocumentsOptions, generate_documents
-from gen.plan import ALL, PlanSpec, iter_plan
-from gen.runs import RunPaths
+from gen.core.packs import load_language_pack
+from gen.core.runs import RunPaths
+from gen.generate.plan import ALL, PlanSpec, iter_plan
+from gen.generate.run import DocumentsOptions, generate_documents
 
 plan_options = compose_options(
     click.option(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from gen.evaluate import GROUPINGS, NEGATIVE_LABELS, Grouping, evaluate_files
-from gen.metrics_text import render_text
+from gen.evaluate.report import render_text
+from gen.evaluate.run import GROUPINGS, NEGATIVE_LABELS, Grouping, evaluate_files
 
 
 @click.command("eval")

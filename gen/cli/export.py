@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from gen.cli.options import run_option, seed_option
-from gen.export import ALIGNMENT_MODES, FORMATS, ExportOptions, export_run
-from gen.splits import parse_ratios
-from gen.tagging import TAG_SCHEMES
+from gen.dataset.splits import parse_ratios
+from gen.export.run import ALIGNMENT_MODES, FORMATS, ExportOptions, export_run
+from gen.text.words import TAG_SCHEMES
 
 
 @click.command("export")

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from gen.cli.options import run_option
-from gen.inspect_page import TABLES, write_inspect_page
+from gen.inspect.page import TABLES, write_inspect_page
 
 
 @click.command("inspect")

@@ -16,7 +16,7 @@ from gen.cli.options import (
     run_option,
     seed_option,
 )
-from gen.runs import RunPaths
+from gen.core.runs import RunPaths
 from labeling.pipeline import (
     BOTH,
     STAGE,

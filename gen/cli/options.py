@@ -11,8 +11,8 @@ import click
 
 from gen.backends import BACKENDS, BackendOptions
 from gen.backends.openai_backend import SERVER_KINDS
-from gen.config import default_prompts_dir
-from gen.runs import DEFAULT_RUN
+from gen.core.packs import default_prompts_dir
+from gen.core.runs import DEFAULT_RUN
 
 F = Callable[..., Any]
 

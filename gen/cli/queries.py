@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from gen.cli.options import prompts_option, run_option, seed_option
-from gen.config import default_prompts_dir
-from gen.runs import RunPaths
-from scraping.pii_values import LABELS
-from scraping.queries import QuerySummary, generate_queries
+from gen.core.packs import default_prompts_dir
+from gen.core.runs import RunPaths
+from scraping.queries.generate import QuerySummary, generate_queries
+from scraping.queries.pii_values import LABELS
 
 
 @click.command("queries")

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gen.cli.options import run_option
-from gen.stats import write_stats
+from gen.inspect.stats import write_stats
 
 
 @click.command("stats")

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from gen.cli.options import language_option, prompts_option, run_option, seed_option
-from gen.config import default_prompts_dir
-from gen.runs import RunPaths
-from scraping.wikipedia import DEFAULT_API_URL, ScrapeSummary, scrape_wikipedia
+from gen.core.packs import default_prompts_dir
+from gen.core.runs import RunPaths
+from scraping.wikipedia.scrape import DEFAULT_API_URL, ScrapeSummary, scrape_wikipedia
 
 
 @click.command("wikipedia")

@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from gen.records import Record
-from gen.runs import RunPaths
-from gen.stats import compute_stats, split_table, stats_markdown
+from gen.core.records import Record
+from gen.core.runs import RunPaths
+from gen.inspect.stats import compute_stats, split_table, stats_markdown
 
 USAGE = {
     "parquet": 'load_dataset("parquet", data_files={"train": "train.parquet", ...})',

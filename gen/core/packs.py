@@ -1,0 +1,205 @@
+"""The prompt YAMLs in `prompts/`: categories, formats and one pack per language.
+
+Everything a user may edit to fit their domain and language lives there; this
+module validates it on load, so a typo fails at start-up with the file, line
+and key, never half-way through a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, RootModel, field_validator, model_validator
+
+from gen.core.errors import ConfigError, UsageError
+from gen.core.records import PERSONA_FIELDS
+from gen.core.yamlio import StrictModel, load_model
+
+#: `format: chat` means the model's own chat template rather than a raw format.
+CHAT_FORMAT = "chat"
+
+
+def default_prompts_dir() -> Path:
+    """The `prompts/` folder of this checkout, or of a copy named by `--prompts`."""
+    return Path(__file__).resolve().parents[2] / "prompts"
+
+
+def placeholders(template: str) -> set[str]:
+    """Names used as `{name}` in a str.format template."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError as exc:
+        raise ValueError(
+            f"not a valid template ({exc}); write literal braces as {{{{ }}}}"
+        ) from None
+
+
+def _check_placeholders(template: str, allowed: set[str]) -> str:
+    unknown = placeholders(template) - allowed
+    if unknown:
+        raise ValueError(
+            f"unknown placeholder {{{sorted(unknown)[0]}}}; allowed: "
+            + ", ".join(f"{{{name}}}" for name in sorted(allowed))
+        )
+    return template
+
+
+class CategoryInfo(StrictModel):
+    label: str
+    sensitive: bool
+    description: str = ""
+
+
+class Categories(StrictModel):
+    categories: dict[str, CategoryInfo] = Field(min_length=1)
+
+    @property
+    def sensitive(self) -> list[str]:
+        return [name for name, info in self.categories.items() if info.sensitive]
+
+
+class RawFormat(StrictModel):
+    template: str
+    stop: tuple[str, ...] = ()
+
+    @field_validator("template")
+    @classmethod
+    def _known_placeholders(cls, value: str) -> str:
+        return _check_placeholders(value, {"system", "instruction", "response_prefix"})
+
+
+class Formats(StrictModel):
+    formats: dict[str, RawFormat]
+
+
+class Language(StrictModel):
+    name: str
+    faker_locale: str
+    date_format: str = "%Y-%m-%d"
+
+
+class DocType(StrictModel):
+    name: str = Field(min_length=1)
+    kind: Literal["inherent", "mention"]
+
+
+class CategoryPrompts(StrictModel):
+    sensitive_info: list[str]
+    doc_types: list[DocType] = Field(min_length=1)
+
+
+class Taxonomy(RootModel[dict[str, CategoryPrompts]]):
+    model_config = {"frozen": True}
+
+    @model_validator(mode="after")
+    def _known_categories(self, info: object) -> Taxonomy:
+        context = getattr(info, "context", None) or {}
+        known = context.get("categories")
+        if known is not None:
+            for name in self.root:
+                if name not in known:
+                    raise ValueError(
+                        f"unknown category {name!r}; categories.yaml defines: {', '.join(known)}"
+                    )
+        return self
+
+
+class SamplingConfig(StrictModel):
+    temperature: float = Field(0.9, ge=0)
+    top_p: float = Field(0.7, gt=0, le=1)
+    top_k: int = Field(0, ge=0)
+    repeat_penalty: float = Field(1.1, gt=0)
+    max_tokens: int = Field(768, gt=0)
+
+
+class DocumentChecks(StrictModel):
+    min_chars: int = Field(200, ge=1)
+    near_duplicate_ratio: float = Field(92, gt=0, le=100)
+
+
+GENERATION_FIELDS = {"doc_type", "sensitive_info", "category", *PERSONA_FIELDS}
+
+
+class GenerationPrompts(StrictModel):
+    format: str = CHAT_FORMAT
+    system: str
+    instruction: str
+    other_instruction: str
+    response_prefix: str = ""
+    sampling: SamplingConfig = SamplingConfig()
+    checks: DocumentChecks = DocumentChecks()
+
+    @field_validator("instruction", "other_instruction", "system")
+    @classmethod
+    def _known_placeholders(cls, value: str) -> str:
+        return _check_placeholders(value, GENERATION_FIELDS)
+
+
+class LanguagePack:
+    """The validated prompt files of one language."""
+
+    def __init__(self, root: Path, code: str, categories: Categories, formats: Formats):
+        folder = root / code
+        if not folder.is_dir():
+            available = sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
+            raise UsageError(
+                f"no prompts for language {code!r} in {root}; available: {', '.join(available)}"
+            )
+        self.root = root
+        self.code = code
+        self.folder = folder
+        self.categories = categories
+        self.formats = formats
+        self.language = load_model(folder / "language.yaml", Language)
+        self.taxonomy = load_model(
+            folder / "taxonomy.yaml", Taxonomy, categories=list(categories.categories)
+        ).root
+        self.generation = load_model(folder / "generation.yaml", GenerationPrompts)
+        self._check_cross_references()
+
+    def _check_cross_references(self) -> None:
+        missing = [name for name in self.categories.categories if name not in self.taxonomy]
+        if missing:
+            raise ConfigError(
+                f"{self.folder / 'taxonomy.yaml'}: category {missing[0]!r} has no document types"
+            )
+        for name, prompts in self.taxonomy.items():
+            if self.categories.categories[name].sensitive and not prompts.sensitive_info:
+                raise ConfigError(
+                    f"{self.folder / 'taxonomy.yaml'}: {name}.sensitive_info: a sensitive "
+                    "category needs at least one phrase"
+                )
+        fmt = self.generation.format
+        if fmt != CHAT_FORMAT and fmt not in self.formats.formats:
+            raise ConfigError(
+                f"{self.folder / 'generation.yaml'}: format: unknown format {fmt!r}; expected "
+                f"{CHAT_FORMAT!r} or one of {', '.join(self.formats.formats)} "
+                "(prompts/formats.yaml)"
+            )
+
+    def doc_types(self, category: str) -> list[DocType]:
+        return self.taxonomy[category].doc_types
+
+    @cached_property
+    def files_sha256(self) -> str:
+        """One hash over every prompt file this pack uses, for the run manifest."""
+        digest = hashlib.sha256()
+        files = [self.root / "categories.yaml", self.root / "formats.yaml"]
+        files += sorted(self.folder.glob("*.yaml"))
+        for path in files:
+            digest.update(path.relative_to(self.root).as_posix().encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()
+
+
+def load_language_pack(language: str, prompts_dir: Path | None = None) -> LanguagePack:
+    root = Path(prompts_dir) if prompts_dir else default_prompts_dir()
+    if not root.is_dir():
+        raise UsageError(f"prompts folder {root} does not exist")
+    categories = load_model(root / "categories.yaml", Categories)
+    formats = load_model(root / "formats.yaml", Formats)
+    return LanguagePack(root, language, categories, formats)

@@ -1,0 +1,100 @@
+"""Load a YAML file into a pydantic model, or fail with one message that names
+the file, the key (and line) and what was expected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gen.core.errors import ConfigError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """Base for config models: unknown keys are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Records the line of every mapping key so errors can point at it."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    mapping = loader.construct_mapping(node, deep=True)
+    lines = {str(key_node.value): key_node.start_mark.line + 1 for key_node, _ in node.value}
+    mapping_with_lines = _LinedDict(mapping)
+    mapping_with_lines.lines = lines
+    return mapping_with_lines
+
+
+class _LinedDict(dict):
+    lines: dict[str, int]
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse a YAML file; syntax errors name the file and line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    try:
+        return yaml.load(text, Loader=_LineLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}:{where}: invalid YAML ({problem})") from None
+
+
+def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:
+    line = None
+    node = data
+    for key in loc:
+        if isinstance(node, _LinedDict) and str(key) in node.lines:
+            line = node.lines[str(key)]
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            break
+    return line
+
+
+def validation_message(path: Path, data: Any, exc: ValidationError) -> str:
+    """The first validation error as `file: line N: key a.b: what was expected`."""
+    error = exc.errors()[0]
+    loc = tuple(error["loc"])
+    key = ".".join(str(part) for part in loc) or "(top level)"
+    line = _line_of(data, loc)
+    where = f" line {line}:" if line else ""
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        what = "unknown key"
+    elif kind == "missing":
+        what = "required key is missing"
+    else:
+        what = error["msg"].removeprefix("Value error, ")
+    more = len(exc.errors()) - 1
+    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"{path}:{where} {key}: {what}{suffix}"
+
+
+def load_model(path: Path, model: type[ModelT], **context: Any) -> ModelT:
+    """Read `path` and validate it as `model`; any problem is a ConfigError."""
+    data = read_yaml(path)
+    if data is None:
+        raise ConfigError(f"{path}: file is empty, expected a mapping")
+    try:
+        return model.model_validate(data, context=context or None)
+    except ValidationError as exc:
+        raise ConfigError(validation_message(path, data, exc)) from None

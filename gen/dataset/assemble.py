@@ -1,0 +1,302 @@
+"""`gen build`: labeled documents, Wikipedia negatives and queries -> one clean dataset.
+
+Each step is a pure function over records; `build_dataset` reads the stage
+tables, runs the steps, and writes the dataset, the rejected records (with a
+reason) and a manifest of counts. A dataset never contains an invalid span:
+every kept record is re-checked, including for overlaps across span sources.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gen.core.errors import InvalidSpanError, UsageError
+from gen.core.records import Record, Span, check_spans
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable, write_json_atomic, write_records
+from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
+from gen.dataset.normalize import clean_record
+
+if TYPE_CHECKING:
+    from datasketch import MinHash
+
+LABEL_SCHEMES = ("categories", "categories+pii", "binary")
+OVERLAP_POLICIES = ("priority", "longest")
+BUILD_SPAN_SOURCES = ("llm_sentences", "llm_censor", "faker")
+BINARY_LABEL = "sensitive"
+DATASET_FILE = "part-00000.parquet"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    seed: int = 0
+    #: Wikipedia paragraphs as a fraction of documents (thesis: 5% worked best).
+    negatives_share: float = 0.05
+    include_queries: bool = True
+    #: categories: GDPR category labels only; categories+pii: plus PII types;
+    #: binary: every kept span becomes "sensitive".
+    scheme: str = "categories+pii"
+    #: Span sources to keep, by priority (the first wins an overlap under "priority").
+    sources: tuple[str, ...] = BUILD_SPAN_SOURCES
+    overlap: str = "priority"
+    clean: bool = False
+    exclude_flagged: bool = False
+    #: Estimated Jaccard similarity above which a text is removed as a near-duplicate.
+    dedup_threshold: float = 0.9
+    #: Similarity above which texts are kept in one split (same `group`).
+    group_threshold: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.scheme not in LABEL_SCHEMES:
+            raise UsageError(
+                f"unknown label scheme {self.scheme!r}; expected one of {LABEL_SCHEMES}"
+            )
+        if self.overlap not in OVERLAP_POLICIES:
+            raise UsageError(
+                f"unknown overlap policy {self.overlap!r}; expected {OVERLAP_POLICIES}"
+            )
+        unknown = set(self.sources) - set(BUILD_SPAN_SOURCES)
+        if unknown or not self.sources:
+            raise UsageError(
+                f"span sources {sorted(unknown) or '(none)'} not allowed; "
+                f"expected some of {BUILD_SPAN_SOURCES}"
+            )
+        if not 0 <= self.negatives_share < 1:
+            raise UsageError(f"negatives share {self.negatives_share} must be in [0, 1)")
+        for name in ("dedup_threshold", "group_threshold"):
+            if not 0 < getattr(self, name) <= 1:
+                raise UsageError(f"{name.replace('_', ' ')} must be in (0, 1]")
+
+
+@dataclass
+class BuildReport:
+    inputs_found: list[str] = field(default_factory=list)
+    inputs_missing: list[str] = field(default_factory=list)
+    read: dict[str, int] = field(default_factory=dict)
+    records: int = 0
+    by_source: dict[str, int] = field(default_factory=dict)
+    negatives_available: int = 0
+    negatives_used: int = 0
+    #: Records removed, per reason (flagged, invalid_span, exact_duplicate, near_duplicate).
+    removed: dict[str, int] = field(default_factory=dict)
+    #: Spans dropped, per reason (source, scheme, overlap, cleaning).
+    spans_dropped: dict[str, int] = field(default_factory=dict)
+    spans_kept: int = 0
+    groups: int = 0
+    options: dict[str, object] = field(default_factory=dict)
+
+
+# -- pure steps --------------------------------------------------------------------
+
+
+def is_pii_label(label: str) -> bool:
+    """PII types are uppercase (PERSON, IBAN); GDPR categories lowercase (health)."""
+    return label.isupper()
+
+
+def relabel(spans: Sequence[Span], options: BuildOptions, dropped: Counter[str]) -> list[Span]:
+    """Keep the chosen sources, apply the label scheme, and resolve overlaps between sources."""
+    kept = []
+    for span in spans:
+        if span.source not in options.sources:
+            dropped["source"] += 1
+        elif options.scheme == "categories" and is_pii_label(span.label):
+            dropped["scheme"] += 1
+        elif options.scheme == "binary":
+            kept.append(replace(span, label=BINARY_LABEL))
+        else:
+            kept.append(span)
+    resolved = resolve_overlaps(kept, options.sources, options.overlap)
+    dropped["overlap"] += len(kept) - len(resolved)
+    return resolved
+
+
+def resolve_overlaps(spans: Sequence[Span], priority: Sequence[str], policy: str) -> list[Span]:
+    """Non-overlapping spans: the higher-priority source (or the longer span) wins."""
+    rank = {source: index for index, source in enumerate(priority)}
+    if policy == "longest":
+        order = sorted(spans, key=lambda s: (s.start - s.end, rank[s.source], s.start))
+    else:
+        order = sorted(spans, key=lambda s: (rank[s.source], s.start, s.end))
+    accepted: list[Span] = []
+    for span in order:
+        if all(span.end <= other.start or other.end <= span.start for other in accepted):
+            accepted.append(span)
+    return sorted(accepted, key=lambda s: (s.start, s.end))
+
+
+def check_dataset_spans(record: Record) -> None:
+    """Valid spans (check_spans) that also never overlap across sources: one tag per character."""
+    check_spans(record.text, record.spans, record_id=record.id)
+    ordered = sorted(record.spans, key=lambda s: (s.start, s.end))
+    for left, right in itertools.pairwise(ordered):
+        if right.start < left.end:
+            raise InvalidSpanError(
+                f"record {record.id}: spans {left.start}-{left.end} and "
+                f"{right.start}-{right.end} overlap"
+            )
+
+
+def sample_negatives(
+    negatives: Sequence[Record], documents: int, share: float, seed: int
+) -> list[Record]:
+    """As many negatives as make them `share` of all documents, drawn reproducibly."""
+    wanted = round(share / (1 - share) * documents) if share else 0
+    pool = sorted(negatives, key=lambda r: r.id)
+    return random.Random(seed).sample(pool, min(wanted, len(pool)))
+
+
+def assign_groups(records: Sequence[Record], similar: Sequence[tuple[int, int]]) -> list[Record]:
+    """Join records that share a source group, a persona or a similar text into one group."""
+    parent = list(range(len(records)))
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    def join(left: int, right: int) -> None:
+        parent[max(root(left), root(right))] = min(root(left), root(right))
+
+    first_with: dict[str, int] = {}
+    for index, record in enumerate(records):
+        keys = [f"group:{record.group or record.id}"]
+        if record.persona and record.persona.get("name"):
+            keys.append(f"persona:{record.persona['name']}|{record.persona.get('birth_date')}")
+        for key in keys:
+            join(index, first_with.setdefault(key, index))
+    for left, right in similar:
+        join(left, right)
+    return [
+        replace(r, group=records[root(i)].group or records[root(i)].id)
+        for i, r in enumerate(records)
+    ]
+
+
+def _rejected(record: Record, reason: str, detail: str = "") -> Record:
+    return replace(record, meta={**record.meta, "reason": reason, "detail": detail})
+
+
+def prepare(
+    records: Sequence[Record], options: BuildOptions, dropped: Counter[str]
+) -> tuple[list[Record], list[Record]]:
+    """(records with their final spans, records refused): flagged or left with invalid spans."""
+    kept: list[Record] = []
+    rejected: list[Record] = []
+    for record in records:
+        if options.exclude_flagged and record.flags:
+            rejected.append(_rejected(record, "flagged", ",".join(record.flags)))
+            continue
+        record = replace(record, spans=relabel(record.spans, options, dropped))
+        if options.clean:
+            record, lost = clean_record(record)
+            dropped["cleaning"] += len(lost)
+        try:
+            check_dataset_spans(record)
+        except InvalidSpanError as exc:
+            rejected.append(_rejected(record, "invalid_span", str(exc)))
+            continue
+        kept.append(record)
+    return kept, rejected
+
+
+def deduplicate(
+    records: Sequence[Record], hashes: Sequence[MinHash], threshold: float
+) -> tuple[list[int], list[Record]]:
+    """(indices of the records to keep, removed copies naming the record they copy)."""
+    exact = exact_duplicates([r.text for r in records])
+    near = near_duplicates(hashes, threshold, skip=set(exact))
+    removed = [
+        _rejected(records[index], reason, records[original].id)
+        for reason, duplicates in (("exact_duplicate", exact), ("near_duplicate", near))
+        for index, original in duplicates.items()
+    ]
+    return [i for i in range(len(records)) if i not in exact and i not in near], removed
+
+
+def assemble(
+    documents: Sequence[Record],
+    negatives: Sequence[Record],
+    queries: Sequence[Record],
+    options: BuildOptions,
+) -> tuple[list[Record], list[Record], BuildReport]:
+    """The dataset, the rejected records (reason in meta) and the counts.
+
+    Documents come first, so that a Wikipedia paragraph or query never evicts
+    the document it duplicates; negatives are sampled after deduplication, so
+    that their share is the share in the final dataset.
+    """
+    dropped: Counter[str] = Counter()
+    candidates, rejected = prepare([*documents, *queries, *negatives], options, dropped)
+    hashes = minhashes([r.text for r in candidates])
+    unique, duplicates = deduplicate(candidates, hashes, options.dedup_threshold)
+    rejected += duplicates
+
+    kept_negatives = [candidates[i] for i in unique if candidates[i].source == "wikipedia"]
+    kept_documents = sum(candidates[i].source == "llm" for i in unique)
+    sampled = sample_negatives(
+        kept_negatives, kept_documents, options.negatives_share, options.seed
+    )
+    chosen = {r.id for r in sampled}
+    final = [i for i in unique if candidates[i].source != "wikipedia" or candidates[i].id in chosen]
+    similar = similar_pairs([hashes[i] for i in final], options.group_threshold)
+    dataset = assign_groups([candidates[i] for i in final], similar)
+
+    report = BuildReport(
+        records=len(dataset),
+        by_source=dict(Counter(r.source for r in dataset)),
+        negatives_available=len(kept_negatives),
+        negatives_used=len(chosen),
+        removed=dict(Counter(r.meta["reason"] for r in rejected)),
+        spans_dropped=dict(+dropped),  # unary + drops zero counts
+        spans_kept=sum(len(r.spans) for r in dataset),
+        groups=len({r.group for r in dataset}),
+        options=asdict(options),
+    )
+    return dataset, rejected, report
+
+
+# -- I/O edge ----------------------------------------------------------------------
+
+
+def _replace_table(folder: Path, records: Sequence[Record]) -> None:
+    """Write `folder` as one shard, then drop older shards: readers see old or new, never a mix."""
+    write_records(folder / DATASET_FILE, records)
+    for stale in RecordTable(folder).shard_paths():
+        if stale.name != DATASET_FILE:
+            stale.unlink()
+    (folder / "_journal.jsonl").unlink(missing_ok=True)
+
+
+def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
+    """Read the stage tables of `run`, assemble, and write `RUN/dataset` with its manifest."""
+    paths = RunPaths(Path(run))
+    stages = {"labeled": paths.labeled, "wikipedia": paths.wikipedia, "queries": paths.queries}
+    if not options.include_queries:
+        del stages["queries"]
+    loaded = {
+        name: RecordTable(folder).read() if folder.is_dir() else []
+        for name, folder in stages.items()
+    }
+    if not any(loaded.values()):
+        raise UsageError(
+            f"nothing to build in {paths.root}: expected records in "
+            + ", ".join(map(str, stages.values()))
+        )
+    dataset, rejected, report = assemble(
+        loaded.get("labeled", []), loaded.get("wikipedia", []), loaded.get("queries", []), options
+    )
+    report.inputs_found = [name for name, records in loaded.items() if records]
+    report.inputs_missing = [name for name, records in loaded.items() if not records]
+    report.read = {name: len(records) for name, records in loaded.items()}
+    _replace_table(paths.dataset, dataset)
+    _replace_table(paths.rejects("build"), rejected)
+    write_json_atomic(paths.manifest("build"), asdict(report))
+    return report

@@ -1,0 +1,146 @@
+"""The deterministic plan of a `gen documents` run.
+
+Item *i* gets its category, document type, persona, prompt and sampling seed
+from (global seed, i) alone, so the same command always asks for the same
+documents, a resumed run asks for exactly the missing ones, and `gen plan`
+shows what `gen documents` will do without loading a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gen.backends.prompting import PromptParts
+from gen.core.errors import UsageError
+from gen.core.packs import LanguagePack
+from gen.generate.personas import draw_persona
+
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """What a user asked for; two runs with the same spec share item ids."""
+
+    language: str
+    category: str = ALL
+    doc_type: str | None = None
+    seed: int = 0
+
+    @property
+    def key(self) -> str:
+        """Prefix of every item id of this plan (ids stay readable in file listings)."""
+        doc_type = _slug(self.doc_type) if self.doc_type else ALL
+        return f"{self.language}-{self.category}-{doc_type}-s{self.seed}"
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    index: int
+    id: str
+    category: str
+    doc_type: str
+    doc_kind: str
+    sensitive_info: str
+    persona: dict[str, str]
+    seed: int
+    parts: PromptParts
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def derive_seed(*parts: object) -> int:
+    """A 31-bit seed from any parts; stable across Python versions and processes."""
+    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def _categories(pack: LanguagePack, spec: PlanSpec) -> list[str]:
+    known = list(pack.categories.categories)
+    if spec.category == ALL:
+        return known
+    if spec.category not in known:
+        raise UsageError(
+            f"unknown category {spec.category!r}; expected one of: {ALL}, {', '.join(known)}"
+        )
+    return [spec.category]
+
+
+def _doc_types(pack: LanguagePack, category: str, doc_type: str | None) -> list:
+    types = pack.doc_types(category)
+    if doc_type is None:
+        return types
+    chosen = [t for t in types if t.name.lower() == doc_type.lower()]
+    if not chosen:
+        raise UsageError(
+            f"unknown document type {doc_type!r} for category {category!r}; expected one of: "
+            + ", ".join(t.name for t in types)
+        )
+    return chosen
+
+
+def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
+    """Fail before any work when the spec names something the prompts do not define."""
+    categories = _categories(pack, spec)
+    if spec.doc_type is not None and not any(
+        t.name.lower() == spec.doc_type.lower() for c in categories for t in pack.doc_types(c)
+    ):
+        _doc_types(pack, categories[0], spec.doc_type)
+
+
+def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
+    """Item `index` of the plan; categories take turns so any prefix of the plan is balanced."""
+    categories = _categories(pack, spec)
+    if spec.doc_type is not None:
+        categories = [
+            c
+            for c in categories
+            if any(t.name.lower() == spec.doc_type.lower() for t in pack.doc_types(c))
+        ]
+    category = categories[index % len(categories)]
+    rng = random.Random(derive_seed(spec.seed, spec.key, index))
+    doc_type = rng.choice(_doc_types(pack, category, spec.doc_type))
+    prompts = pack.taxonomy[category]
+    sensitive_info = rng.choice(prompts.sensitive_info) if prompts.sensitive_info else ""
+    persona = draw_persona(
+        pack.language.faker_locale, rng.getrandbits(31), date_format=pack.language.date_format
+    )
+    generation = pack.generation
+    sensitive = pack.categories.categories[category].sensitive
+    template = generation.instruction if sensitive else generation.other_instruction
+    values = {
+        **persona,
+        "doc_type": doc_type.name,
+        "sensitive_info": sensitive_info,
+        "category": category,
+    }
+    parts = PromptParts(
+        system=generation.system.format(**values),
+        instruction=template.format(**values),
+        response_prefix=generation.response_prefix,
+    )
+    return PlanItem(
+        index=index,
+        id=f"{spec.key}-{index:06d}",
+        category=category,
+        doc_type=doc_type.name,
+        doc_kind=doc_type.kind,
+        sensitive_info=sensitive_info,
+        persona=persona,
+        seed=rng.getrandbits(31),
+        parts=parts,
+    )
+
+
+def iter_plan(pack: LanguagePack, spec: PlanSpec, start: int = 0) -> Iterator[PlanItem]:
+    validate_spec(pack, spec)
+    index = start
+    while True:
+        yield plan_item(pack, spec, index)
+        index += 1

@@ -1,0 +1,189 @@
+"""One self-contained HTML page to review a run's documents and their spans.
+
+The records go into the page as JSON and the browser renders one page of
+documents at a time, so the file stays usable with thousands of documents and
+needs no server or network. Every text reaches the page as data and is put in
+the document with `textContent`, never parsed as HTML: documents are model
+output and may contain markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from gen.core.errors import UsageError
+from gen.core.records import Record
+from gen.core.runs import RunPaths
+from gen.core.store import JOURNAL, RecordTable, write_atomic
+from gen.inspect.stats import chart_png, compute_stats
+
+#: Record tables of a run folder that the page can show.
+TABLES = ("labeled", "documents", "wikipedia", "queries", "dataset")
+
+#: Documents rendered per page in the browser.
+PAGE_SIZE = 50
+
+#: displaCy-like colours for the taxonomy; other labels take the palette in turn.
+LABEL_COLORS = {
+    "health": "#7aecec",
+    "politic": "#bfeeb7",
+    "sexuality": "#feca74",
+    "judicial": "#ff9561",
+    "philosophy": "#aa9cfc",
+    "ethnic": "#c887fb",
+    "other": "#e4e7d2",
+}
+PALETTE = (
+    "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff", "#bfe1d9", "#fcd9a4",
+    "#c4e0a0", "#d9c4f0", "#f5b7b1", "#a9cce3", "#f9e79f", "#d5dbdb",
+)  # fmt: skip
+
+
+def default_tables(run: Path) -> list[str]:
+    """The labeled documents (or, before labeling, the raw ones) and the negatives
+    and queries next to them; the built dataset only when asked, as it repeats them."""
+    paths = RunPaths(run)
+    first = "labeled" if _has_records(paths.labeled) else "documents"
+    return [name for name in (first, "wikipedia", "queries") if _has_records(paths.root / name)]
+
+
+def _has_records(folder: Path) -> bool:
+    table = RecordTable(folder)
+    return bool(table.shard_paths()) or (folder / JOURNAL).exists()
+
+
+def label_colors(labels: Iterable[str]) -> dict[str, str]:
+    colors = {}
+    others = 0
+    for label in sorted(set(labels)):
+        if label in LABEL_COLORS:
+            colors[label] = LABEL_COLORS[label]
+        else:
+            colors[label] = PALETTE[others % len(PALETTE)]
+            others += 1
+    return colors
+
+
+def document_entry(record: Record, table: str, *, rejected_reason: str | None = None) -> dict:
+    """What the page knows of one record; spans as compact rows to keep the file small."""
+    if rejected_reason is not None:
+        status, reasons = "rejected", [rejected_reason]
+    elif record.flags:
+        status, reasons = "flagged", [f"flag: {flag}" for flag in record.flags]
+    else:
+        status, reasons = "ok", []
+    raw = record.meta.get("raw")
+    return {
+        "id": record.id,
+        "text": record.text,
+        "table": table,
+        "category": record.category,
+        "doc_type": record.doc_type,
+        "language": record.language,
+        "source": record.source,
+        "model": record.model or "",
+        "status": status,
+        "reasons": reasons,
+        "raw": raw if isinstance(raw, str) and raw != record.text else "",
+        "spans": [
+            [s.start, s.end, s.label, s.source, s.quality, _finite(s.score)]
+            for s in sorted(record.spans, key=lambda s: (s.start, -s.end))
+        ],
+    }
+
+
+def _finite(score: float | None) -> float | None:
+    """NaN is not JSON: a score that is not a number shows as no score."""
+    return score if score is not None and math.isfinite(score) else None
+
+
+def collect_documents(run: Path, tables: Sequence[str] | None = None) -> list[dict]:
+    """Entries of the chosen tables, then every stage's rejects with their reason."""
+    paths = RunPaths(Path(run))
+    if not paths.root.is_dir():
+        raise UsageError(f"run folder {paths.root} not found; expected the --run folder of gen")
+    chosen = list(tables) if tables else default_tables(paths.root)
+    unknown = [name for name in chosen if name not in TABLES]
+    if unknown:
+        raise UsageError(f"unknown table {unknown[0]!r}; expected one of {', '.join(TABLES)}")
+    entries = []
+    for name in chosen:
+        folder = paths.root / name
+        if not _has_records(folder):
+            raise UsageError(f"no records in {folder}; run the stage that writes {name} first")
+        entries += [document_entry(record, name) for record in RecordTable(folder).read()]
+    for folder in paths.reject_folders():
+        entries += [
+            document_entry(
+                record,
+                f"rejects/{folder.name}",
+                rejected_reason=f"rejected by {folder.name}: "
+                f"{record.meta.get('reason') or 'no reason given'}",
+            )
+            for record in RecordTable(folder).read()
+        ]
+    if not entries:
+        raise UsageError(f"no documents in {paths.root}: run `gen documents` first")
+    return entries
+
+
+def run_chart(run: Path) -> tuple[bytes | None, str]:
+    """The `gen stats` charts of the run, or why there are none."""
+    try:
+        return chart_png(compute_stats(run)), ""
+    except UsageError as exc:
+        return None, f"No statistics charts: {exc}"
+
+
+def _script_json(payload: Any) -> Markup:
+    """JSON that cannot close its <script> element, whatever the texts contain."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for char, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        text = text.replace(char, escaped)
+    return Markup(text)
+
+
+def render_page(
+    documents: list[dict], *, title: str, chart: bytes | None = None, chart_note: str = ""
+) -> str:
+    environment = Environment(
+        loader=PackageLoader("gen.inspect", "templates"), autoescape=select_autoescape(["j2"])
+    )
+    labels = {span[2] for doc in documents for span in doc["spans"]}
+    statuses = {status: sum(doc["status"] == status for doc in documents) for status in
+                ("ok", "flagged", "rejected")}  # fmt: skip
+    summary = (
+        f"{len(documents)} documents ({statuses['flagged']} flagged, {statuses['rejected']} "
+        f"rejected), {sum(len(doc['spans']) for doc in documents)} spans, {len(labels)} labels. "
+        "Hover a highlight for its source and alignment."
+    )
+    data = {"documents": documents, "colors": label_colors(labels), "page_size": PAGE_SIZE}
+    return environment.get_template("inspect.html.j2").render(
+        title=title,
+        summary=summary,
+        chart=base64.b64encode(chart).decode("ascii") if chart else "",
+        chart_note=chart_note,
+        data_json=_script_json(data),
+    )
+
+
+def write_inspect_page(
+    run: Path, out: Path | None = None, tables: Sequence[str] | None = None
+) -> Path:
+    """Write the review page of `run` (default `RUN/inspect.html`) atomically."""
+    run = Path(run)
+    documents = collect_documents(run, tables)
+    chart, chart_note = run_chart(run)
+    target = Path(out) if out else run / "inspect.html"
+    title = f"gen inspect: {run.resolve().name}"
+    page = render_page(documents, title=title, chart=chart, chart_note=chart_note)
+    write_atomic(target, page.encode("utf-8"))
+    return target

@@ -1,0 +1,197 @@
+"""What both labeling strategies share: prompts with a constant per-category prefix,
+asking the model with one retry, and the outcome of a strategy on one document.
+
+A model answer is usable or not; an unusable one (backend error, answer in the
+wrong shape, alignment failed) is retried once with another seed and a warmer
+temperature, and after that it is a failure with a reason and the raw answers,
+never silently dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from gen.backends.base import Backend, Completion, GenerationRequest, SamplingParams
+from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
+from gen.core.errors import GenError
+from gen.core.packs import Formats, LanguagePack
+from gen.core.records import Span
+from gen.generate.plan import derive_seed
+from labeling.config import LabelingPrompts
+
+#: Prompt sizes are estimated at this many characters per token when the backend
+#: cannot count tokens (OpenAI-compatible servers).
+CHARS_PER_TOKEN = 3.5
+#: Tries per model question: the first answer and one retry.
+ATTEMPTS = 2
+
+ParsedT = TypeVar("ParsedT")
+
+# Outcome statuses of one strategy on one document.
+OK = "ok"
+#: Usable spans, but the labeler distrusts them (a low alignment score).
+FLAGGED = "flagged"
+FAILED = "failed"
+#: Not asked: the category is not sensitive.
+SKIPPED = "skipped"
+
+
+class AnswerError(Exception):
+    """A model answer that cannot be used; `reason` is a short code counted in the manifest."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class StrategyOutcome:
+    """What one strategy produced for one document."""
+
+    strategy: str
+    status: str
+    spans: list[Span] = field(default_factory=list)
+    reason: str | None = None
+    detail: str = ""
+    #: Every raw answer the model gave, kept for failures and flagged results.
+    answers: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    #: Strategy-specific figures (sentence groups, alignment quality and score...).
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def flag(self) -> str | None:
+        """The record flag this outcome raises, if any."""
+        if self.status == FAILED:
+            return f"{self.strategy}_failed"
+        if self.status == FLAGGED:
+            return f"{self.strategy}_{self.reason}"
+        return None
+
+    def add(self, completion: Completion) -> None:
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.seconds += completion.seconds
+
+    def summary(self) -> dict[str, Any]:
+        """The part stored in the labeled record's meta (raw answers go to the rejects)."""
+        summary: dict[str, Any] = {
+            "status": self.status,
+            "spans": len(self.spans),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": round(self.seconds, 3),
+            **self.details,
+        }
+        if self.reason:
+            summary.update(reason=self.reason, detail=self.detail)
+        return summary
+
+
+class TokenCounter:
+    """Counts prompt tokens with the backend's tokenizer when it has one."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._count: Callable[[str], int] | None = getattr(backend, "count_tokens", None)
+
+    def __call__(self, text: str) -> int:
+        if self._count is not None:
+            return self._count(text)
+        return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+class PromptRenderer:
+    """Renders the labeling prompts of one language in the configured format."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        prompts: LabelingPrompts,
+        formats: Formats,
+        format_name: str | None = None,
+    ) -> None:
+        self.formats = formats
+        self.format_name = format_name or prompts.format
+        self._chat_template = backend.chat_template()
+
+    def render(self, parts: PromptParts) -> RenderedPrompt:
+        return render_prompt(parts, self.format_name, self.formats, self._chat_template)
+
+
+class LlmLabeler:
+    """What a labeler built on one model and one language pack holds."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        pack: LanguagePack,
+        prompts: LabelingPrompts,
+        *,
+        context_tokens: int,
+        format_name: str | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.backend = backend
+        self.pack = pack
+        self.prompts = prompts
+        self.context_tokens = context_tokens
+        self.seed = seed
+        self.renderer = PromptRenderer(backend, prompts, pack.formats, format_name)
+        self.count_tokens = TokenCounter(backend)
+
+
+def sampling(
+    prompts: LabelingPrompts, attempt: int, max_tokens: int, stop: tuple[str, ...]
+) -> SamplingParams:
+    config = prompts.sampling
+    return SamplingParams(
+        temperature=config.temperature if attempt == 0 else config.retry_temperature,
+        top_p=config.top_p,
+        top_k=config.top_k,
+        repeat_penalty=config.repeat_penalty,
+        max_tokens=max_tokens,
+        stop=stop,
+    )
+
+
+def ask(
+    backend: Backend,
+    prompts: LabelingPrompts,
+    rendered: RenderedPrompt,
+    *,
+    max_tokens: int,
+    seed_parts: tuple[object, ...],
+    outcome: StrategyOutcome,
+    accept: Callable[[str], ParsedT],
+    grammar: str | None = None,
+) -> ParsedT:
+    """Ask up to `ATTEMPTS` times until `accept` takes the answer text (it raises
+    AnswerError otherwise); every answer and its cost is recorded on `outcome`. Raises the
+    last AnswerError when no answer was usable."""
+    error = AnswerError("no_answer")
+    for attempt in range(ATTEMPTS):
+        request = GenerationRequest(
+            prompt=rendered.text,
+            sampling=sampling(prompts, attempt, max_tokens, rendered.stop),
+            seed=derive_seed(*seed_parts, attempt),
+            grammar=grammar,
+        )
+        try:
+            completion = backend.generate(request)
+        except GenError as exc:
+            outcome.answers.append("")
+            error = AnswerError("model_error", str(exc))
+            continue
+        outcome.add(completion)
+        outcome.answers.append(completion.text)
+        try:
+            return accept(completion.text)
+        except AnswerError as exc:
+            error = exc
+    raise error

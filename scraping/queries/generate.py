@@ -1,0 +1,247 @@
+"""Short everyday texts (messages, form lines, support requests, bookings) full of
+fictional identifiers, with spans exact by construction.
+
+Templates live in `prompts/queries/<lang>.yaml`; `{LABEL}` placeholders are
+filled with Faker values and each value's offsets are recorded while the text
+is assembled, never searched for afterwards. Which template each query uses is
+planned up front so every label gets about the same number of spans, and a
+share of queries carry no identifier at all (negatives).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from faker import Faker
+from pydantic import Field, field_validator, model_validator
+
+from gen.core.errors import UsageError
+from gen.core.progress import progress
+from gen.core.records import Record, Span, check_spans
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable, write_json_atomic
+from gen.core.yamlio import StrictModel, load_model
+from scraping.queries.pii_values import LABELS, ValueMaker, value_makers
+
+#: Queries disclose identifiers only, nothing of the sensitive categories.
+CATEGORY = "other"
+#: Records journaled per write.
+BATCH = 100
+
+Piece = tuple[str, str | None]
+
+
+def pieces(text: str) -> list[Piece]:
+    """`(literal, label or None)` pairs of a template, in order."""
+    result = []
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise ValueError(
+            f"not a valid template ({exc}); write literal braces as {{{{ }}}}"
+        ) from None
+    for literal, name, spec, conversion in parsed:
+        if name is not None and (spec or conversion):
+            raise ValueError(f"placeholder {{{name}}} takes no format or conversion")
+        if name is not None and name not in LABELS:
+            raise ValueError(
+                f"unknown placeholder {{{name}}}; allowed: " + ", ".join(f"{{{x}}}" for x in LABELS)
+            )
+        result.append((literal, name))
+    return result
+
+
+class QueryTemplate(StrictModel):
+    #: What the text is (message, form, support, booking...): the record's doc_type.
+    kind: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+    @field_validator("text")
+    @classmethod
+    def _known_placeholders(cls, value: str) -> str:
+        pieces(value)
+        return value
+
+    @property
+    def labels(self) -> list[str]:
+        return [label for _, label in pieces(self.text) if label is not None]
+
+
+class QueryTemplates(StrictModel):
+    """`prompts/queries/<lang>.yaml`."""
+
+    language: str
+    #: Share of queries written from templates without placeholders.
+    negative_share: float = Field(0.1, ge=0, lt=1)
+    templates: list[QueryTemplate] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _both_kinds_present(self) -> QueryTemplates:
+        if not any(t.labels for t in self.templates):
+            raise ValueError("no template has a {LABEL} placeholder")
+        if self.negative_share > 0 and all(t.labels for t in self.templates):
+            raise ValueError("negative_share > 0 needs templates without placeholders")
+        return self
+
+
+def config_path(prompts_dir: Path, locale: str) -> Path:
+    return Path(prompts_dir) / "queries" / f"{locale.split('_')[0]}.yaml"
+
+
+def load_templates(prompts_dir: Path, locale: str) -> QueryTemplates:
+    path = config_path(prompts_dir, locale)
+    if not path.exists():
+        raise UsageError(f"{path}: no query templates for locale {locale!r}")
+    return load_model(path, QueryTemplates)
+
+
+def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
+    """Template index of each query, chosen so label counts stay level.
+
+    Negatives are spread evenly; each other query serves the label with the
+    fewest spans so far, through the least used template that does not push
+    another label too far ahead. The choice for query i never depends on n, so
+    `--n 1000` extends `--n 500`.
+    """
+    rng = random.Random(f"queries-plan-{seed}")
+    templates = config.templates
+    negatives = [i for i, t in enumerate(templates) if not t.labels]
+    positives = [i for i, t in enumerate(templates) if t.labels]
+    counts = Counter({label: 0 for i in positives for label in templates[i].labels})
+    uses: Counter[int] = Counter()
+    chosen = []
+    for i in range(n):
+        if int((i + 1) * config.negative_share) > int(i * config.negative_share):
+            chosen.append(rng.choice(negatives))
+            continue
+        fewest = min(counts.values())
+        label = rng.choice(sorted(name for name, count in counts.items() if count == fewest))
+        # Templates for that label whose other labels are not ahead by more than the slack...
+        slack = max(2, fewest // 20)
+        options = [
+            j
+            for j in positives
+            if label in templates[j].labels
+            and max(counts[name] for name in templates[j].labels) <= fewest + slack
+        ]
+        # ...and among those the least used one, for variety.
+        least_used = min(uses[j] for j in options)
+        pick = rng.choice([j for j in options if uses[j] == least_used])
+        counts.update(templates[pick].labels)
+        uses[pick] += 1
+        chosen.append(pick)
+    return chosen
+
+
+def fill(
+    template: QueryTemplate, fake: Faker, makers: dict[str, ValueMaker]
+) -> tuple[str, list[Span], list[str]]:
+    """The filled text, its spans and the values, offsets taken while writing."""
+    parts: list[str] = []
+    spans: list[Span] = []
+    values: list[str] = []
+    position = 0
+    for literal, label in pieces(template.text):
+        parts.append(literal)
+        position += len(literal)
+        if label is None:
+            continue
+        value = " ".join(makers[label](fake).split())
+        spans.append(Span(position, position + len(value), label, source="faker"))
+        values.append(value)
+        parts.append(value)
+        position += len(value)
+    return "".join(parts), spans, values
+
+
+def _query(
+    config: QueryTemplates,
+    template_index: int,
+    fake: Faker,
+    makers: dict[str, ValueMaker],
+    record_id: str,
+    seed: int,
+    locale: str,
+) -> Record:
+    """One query, the same whenever and in whatever order it is made."""
+    fake.seed_instance(record_id)
+    template = config.templates[template_index]
+    text, spans, values = fill(template, fake, makers)
+    check_spans(text, spans, record_id=record_id)
+    return Record(
+        id=record_id,
+        text=text,
+        category=CATEGORY,
+        doc_type=template.kind,
+        language=config.language,
+        source="faker",
+        spans=spans,
+        seed=seed,
+        meta={"locale": locale, "template": template_index, "values": values},
+    )
+
+
+def query_id(locale: str, seed: int, index: int) -> str:
+    return f"q-{locale}-{seed}-{index}"
+
+
+@dataclass
+class QuerySummary:
+    locale: str
+    n: int
+    seed: int
+    written: int = 0
+    already_done: int = 0
+    negatives: int = 0
+    label_counts: Counter[str] = field(default_factory=Counter)
+
+
+def generate_queries(
+    run: Path, *, locale: str, n: int, seed: int, prompts_dir: Path
+) -> QuerySummary:
+    """Write queries 0..n-1 to `RUN/queries`; ones already there are kept, not redone."""
+    if n < 1:
+        raise UsageError(f"--n must be at least 1, got {n}")
+    makers = value_makers(locale)
+    config = load_templates(prompts_dir, locale)
+    chosen = plan(config, n, seed)
+    paths = RunPaths(Path(run))
+    summary = QuerySummary(locale, n, seed)
+    fake = Faker(locale)
+    ids = [query_id(locale, seed, i) for i in range(n)]
+    with RecordTable(paths.queries) as table:
+        done = table.ids()
+        todo = [i for i, record_id in enumerate(ids) if record_id not in done]
+        summary.already_done = n - len(todo)
+        summary.written = len(todo)
+        with progress("queries", n, done=summary.already_done) as bar:
+            for start in range(0, len(todo), BATCH):
+                batch = [
+                    _query(config, chosen[i], fake, makers, ids[i], seed, locale)
+                    for i in todo[start : start + BATCH]
+                ]
+                table.extend(batch)
+                bar.advance(len(batch))
+        wanted = set(ids)
+        for record in table.read():
+            if record.id in wanted:
+                summary.label_counts.update(span.label for span in record.spans)
+                summary.negatives += not record.spans
+    write_json_atomic(paths.manifest("queries"), _manifest(summary))
+    return summary
+
+
+def _manifest(summary: QuerySummary) -> dict[str, object]:
+    return {
+        "locale": summary.locale,
+        "n": summary.n,
+        "seed": summary.seed,
+        "written": summary.written,
+        "already_done": summary.already_done,
+        "negatives": summary.negatives,
+        "label_counts": dict(sorted(summary.label_counts.items())),
+    }
