@@ -1,0 +1,129 @@
+"""The hand-labeled gold set: valid spans, in sync with its readable source, and the
+coverage that makes it a fair test (languages, every category, mixtures, forms, lists,
+negatives)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+from gold_markup import GOLD, SOURCE, MarkupError, parse_document, parse_source, to_jsonl
+
+from gen.core.packs import Categories, default_prompts_dir
+from gen.core.records import Record, check_spans
+from gen.core.store import read_records
+from gen.core.yamlio import load_model
+from labeling.persona_pii import FIELD_LABELS
+from scraping.queries.pii_values import LABELS as QUERY_LABELS
+
+CATEGORIES = load_model(default_prompts_dir() / "categories.yaml", Categories)
+SENSITIVE = set(CATEGORIES.sensitive)
+PII = set(FIELD_LABELS.values()) | set(QUERY_LABELS)
+FIELD_LINE = re.compile(r"^[^\n:]{1,60}:[ \t]*(?P<value>\S[^\n]*)$", re.MULTILINE)
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-•*]|\d+[.)]|\[[ x]\])[ \t]+(?P<item>\S[^\n]*)$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def gold() -> list[Record]:
+    return read_records(GOLD)
+
+
+def sensitive_labels(record: Record) -> set[str]:
+    return {span.label for span in record.spans if span.label in SENSITIVE}
+
+
+def test_jsonl_is_the_converted_source() -> None:
+    records = parse_source(SOURCE.read_text(encoding="utf-8"))
+    assert GOLD.read_text(encoding="utf-8") == to_jsonl(records), (
+        "bench/gold/gold.jsonl is out of date: run python tests/gold_markup.py"
+    )
+
+
+def test_every_span_is_valid_and_tight(gold: list[Record]) -> None:
+    for record in gold:
+        check_spans(record.text, record.spans, record_id=record.id)
+        for span in record.spans:
+            covered = record.text[span.start : span.end]
+            assert covered == covered.strip(), (record.id, covered)
+            assert span.source == "gold"
+
+
+def test_labels_are_categories_or_pipeline_pii_labels(gold: list[Record]) -> None:
+    used = {span.label for record in gold for span in record.spans}
+    assert used <= SENSITIVE | PII, used - (SENSITIVE | PII)
+    assert {"PERSON", "DATE", "ADDRESS", "EMAIL", "PHONE", "IBAN", "TAX_ID"} <= used
+
+
+def test_records_carry_the_documented_fields(gold: list[Record]) -> None:
+    assert len({record.id for record in gold}) == len(gold)
+    for record in gold:
+        assert record.language in {"en", "it"}
+        assert record.category in CATEGORIES.categories
+        assert record.doc_type
+        assert 500 <= len(record.text) <= 2500, (record.id, len(record.text))
+        if record.category in SENSITIVE:
+            assert record.category in sensitive_labels(record), record.id
+
+
+def test_size_and_languages(gold: list[Record]) -> None:
+    languages = Counter(record.language for record in gold)
+    assert len(gold) >= 30
+    assert languages["it"] >= 10 and languages["en"] >= 10
+    assert len({record.doc_type for record in gold}) >= 15
+
+
+def test_every_category_several_times_in_both_languages(gold: list[Record]) -> None:
+    for category in SENSITIVE:
+        holders = [record for record in gold if category in sensitive_labels(record)]
+        assert len(holders) >= 4, category
+        assert {record.language for record in holders} == {"en", "it"}, category
+
+
+def test_mixed_category_documents(gold: list[Record]) -> None:
+    mixed = [record for record in gold if len(sensitive_labels(record)) >= 2]
+    assert len(mixed) >= 10
+    assert any(len(sensitive_labels(record)) >= 4 for record in mixed)
+
+
+def test_negatives_talk_about_sensitive_topics_without_disclosing(gold: list[Record]) -> None:
+    negatives = [record for record in gold if record.category == "other"]
+    assert len(negatives) >= 6
+    assert {record.language for record in negatives} == {"en", "it"}
+    for record in negatives:
+        assert not sensitive_labels(record), record.id
+    # A topic word of a sensitive category appears unlabeled in most negatives.
+    topics = re.compile(r"diabet|celiach|first aid|BLSD|mental health|prison|religio|partito")
+    assert sum(bool(topics.search(record.text)) for record in negatives) >= 5
+
+
+def _line_values(pattern: re.Pattern[str], group: str, record: Record) -> set[tuple[int, int]]:
+    return {match.span(group) for match in pattern.finditer(record.text)}
+
+
+def test_form_fields_and_list_items_are_labeled(gold: list[Record]) -> None:
+    """Sensitive spans that are exactly a `Field: value` value or a whole list item."""
+    forms = lists = 0
+    for record in gold:
+        spans = {(s.start, s.end) for s in record.spans if s.label in SENSITIVE}
+        forms += bool(spans & _line_values(FIELD_LINE, "value", record))
+        lists += bool(spans & _line_values(LIST_ITEM, "item", record))
+    assert forms >= 6
+    assert lists >= 6
+
+
+def test_markup_errors_name_the_document() -> None:
+    with pytest.raises(MarkupError, match="doc-1"):
+        parse_document("id=doc-1 language=en category=other doc_type=x", "a [[b|PERSON] c")
+    with pytest.raises(MarkupError, match="expected the keys"):
+        parse_document("id=doc-1 language=en", "text")
+
+
+def test_markup_offsets_are_code_points() -> None:
+    record = parse_document(
+        'id=x language=it category=health doc_type="Nota"',
+        "Città 🙏 [[Núñez|PERSON]]: [[ha l'asma|health]]",
+    )
+    text = record["text"]
+    assert text == "Città 🙏 Núñez: ha l'asma"
+    assert [text[s["start"] : s["end"]] for s in record["spans"]] == ["Núñez", "ha l'asma"]
