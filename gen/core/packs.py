@@ -8,6 +8,7 @@ and key, never half-way through a run.
 from __future__ import annotations
 
 import hashlib
+import re
 import string
 from functools import cached_property
 from pathlib import Path
@@ -76,10 +77,39 @@ class Formats(StrictModel):
     formats: dict[str, RawFormat]
 
 
+#: A cue is one word or a few words ("anche se", "il quale"), matched case-insensitively.
+_CUE = re.compile(r"\w+(?:['’ ]\w+)*")
+
+
+class UnitRules(StrictModel):
+    """How `gen.text.units` cuts a text of this language into labeling units."""
+
+    #: pysbd's language for sentences; None means the pack's own code.
+    sentence_language: str | None = None
+    #: A comma followed by one of these words starts a new clause ("..., but ...").
+    conjunctions: tuple[str, ...] = ()
+    #: Relative pronouns: a comma followed by one of them, or by one word and one of
+    #: them ("..., in which ..."), starts a new clause.
+    relatives: tuple[str, ...] = ()
+    #: A clause of fewer words is merged into its neighbour in the same sentence.
+    min_clause_words: int = Field(3, ge=1)
+    #: `Name: value` is a form field when the name has at most this many words.
+    field_name_max_words: int = Field(6, ge=1)
+
+    @field_validator("conjunctions", "relatives")
+    @classmethod
+    def _cue_words(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for cue in value:
+            if not _CUE.fullmatch(cue):
+                raise ValueError(f"{cue!r} is not a word or words separated by spaces")
+        return tuple(cue.casefold() for cue in value)
+
+
 class Language(StrictModel):
     name: str
     faker_locale: str
     date_format: str = "%Y-%m-%d"
+    units: UnitRules = UnitRules()
 
 
 class DocType(StrictModel):
@@ -180,6 +210,14 @@ class LanguagePack:
                 f"{CHAT_FORMAT!r} or one of {', '.join(self.formats.formats)} "
                 "(prompts/formats.yaml)"
             )
+
+    @cached_property
+    def units(self) -> UnitRules:
+        """The `units` block, with the pack's code as the sentence language by default."""
+        rules = self.language.units
+        if rules.sentence_language is None:
+            rules = rules.model_copy(update={"sentence_language": self.code})
+        return rules
 
     def doc_types(self, category: str) -> list[DocType]:
         return self.taxonomy[category].doc_types

@@ -1,0 +1,57 @@
+"""The ceiling of each labeling unit on a gold set: the token micro-F1 that a perfect
+classifier of sentences, or of clauses, would reach (gen.evaluate.ceiling).
+
+    .venv/bin/python bench/unit_ceiling.py bench/gold/gold.jsonl [--prompts DIR]
+
+Only special-category labels count (PII is found by other means). "plain sentences" is
+gen.text.sentences alone, the unit of the thesis's sentence strategy, for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gen.core.packs import load_language_pack
+from gen.evaluate.ceiling import Splitter, unit_ceiling, unit_splitter
+from gen.evaluate.run import EvalReport, load_records
+from gen.text.sentences import split_sentences
+from gen.text.units import UNITS
+
+
+def _cells(name: str, units: int, report: EvalReport, labels: list[str]) -> list[str]:
+    binary = report.token_binary
+    cells = [name, str(units), f"{binary.precision:.3f}/{binary.recall:.3f}/{binary.f1:.3f}"]
+    cells.append(f"{report.token_scores.micro.f1:.3f}")
+    return cells + [f"{report.token_scores.per_label[label].f1:.3f}" for label in labels]
+
+
+def _print_table(rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("gold", type=Path, help="gold JSONL or Parquet (docs/gold.md)")
+    parser.add_argument("--prompts", type=Path, default=None, help="prompts folder")
+    args = parser.parse_args()
+    gold = load_records(args.gold, "GOLD")
+    packs = {code: load_language_pack(code, args.prompts) for code in {r.language for r in gold}}
+    labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
+    rules = {code: pack.units for code, pack in packs.items()}
+    splitters: dict[str, Splitter] = {"plain sentences": split_sentences}
+    splitters |= {unit: unit_splitter(rules, unit) for unit in UNITS}
+
+    spans = sum(1 for r in gold for s in r.spans if s.label in labels)
+    print(f"{args.gold}: {len(gold)} documents, {spans} special-category spans")
+    rows = [["unit", "units", "binary P/R/F1", "micro-F1", *labels]]
+    for name, split in splitters.items():
+        units = sum(len(split(r.text, r.language)) for r in gold)
+        rows.append(_cells(name, units, unit_ceiling(gold, split, labels), labels))
+    _print_table(rows)
+
+
+if __name__ == "__main__":
+    main()

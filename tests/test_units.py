@@ -1,0 +1,264 @@
+"""Labeling units: clauses, list items and form values as exact ranges, nothing lost."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gen.core.errors import ConfigError, UsageError
+from gen.core.packs import UnitRules, default_prompts_dir, load_language_pack
+from gen.core.store import read_records
+from gen.text.units import split_units
+
+EN = load_language_pack("en").units
+IT = load_language_pack("it").units
+GOLD = Path(__file__).resolve().parents[1] / "bench" / "gold" / "gold.jsonl"
+EDGE = ".,;:!?…–—- "
+
+
+def units(text: str, rules: UnitRules = EN, unit: str = "clause") -> list[str]:
+    return [text[start:end] for start, end in split_units(text, rules, unit)]
+
+
+def assert_well_formed(text: str, ranges: list[tuple[int, int]]) -> None:
+    """In order, not overlapping, not empty, no whitespace or separator at either edge."""
+    previous_end = 0
+    for start, end in ranges:
+        assert previous_end <= start < end <= len(text)
+        piece = text[start:end]
+        assert piece[0] not in EDGE and piece[-1] not in EDGE and piece == piece.strip()
+        previous_end = end
+
+
+def uncovered_words(text: str, ranges: list[tuple[int, int]]) -> list[str]:
+    covered = set()
+    for start, end in ranges:
+        covered.update(range(start, end))
+    return [m.group() for m in re.finditer(r"\w+", text) if m.start() not in covered]
+
+
+def test_english_clauses_at_separators_and_cue_commas() -> None:
+    text = (
+        "He has a conviction for assault from 2017, which he does not deny; "
+        "he completed the order – without any breach – and works nights, but he sleeps badly."
+    )
+    assert units(text) == [
+        "He has a conviction for assault from 2017",
+        "which he does not deny",
+        "he completed the order",
+        "without any breach",
+        "and works nights",
+        "but he sleeps badly",
+    ]
+    assert units(text, unit="sentence") == [text[:-1]]
+
+
+def test_relative_after_one_word_and_colon_before_space_only() -> None:
+    text = "She stayed four nights, during which she slept at 14:30: a report follows."
+    assert units(text) == [
+        "She stayed four nights",
+        "during which she slept at 14:30",
+        "a report follows",
+    ]
+
+
+def test_short_clauses_join_their_neighbour() -> None:
+    # "since 2012" and "and pain" are too short to stand alone; a short first piece
+    # joins the next one.
+    assert units("Member of the party, since 2012.") == ["Member of the party, since 2012"]
+    assert units("Fatigue, poor balance, and pain.") == ["Fatigue, poor balance, and pain"]
+    assert units("Yes – a lesion removed from the shoulder in 2019") == [
+        "Yes – a lesion removed from the shoulder in 2019"
+    ]
+
+
+def test_italian_cues_and_abbreviations() -> None:
+    text = (
+        "Il Dott. Rossi ha visitato la paziente, che riferisce dolore, ma rifiuta la terapia. "
+        "Vive a Padova, in cui lavora dal 2012, e frequenta la parrocchia."
+    )
+    assert units(text, IT) == [
+        "Il Dott. Rossi ha visitato la paziente",
+        "che riferisce dolore",
+        "ma rifiuta la terapia",
+        "Vive a Padova",
+        "in cui lavora dal 2012",
+        "e frequenta la parrocchia",
+    ]
+    assert units(text, IT, "sentence") == [
+        "Il Dott. Rossi ha visitato la paziente, che riferisce dolore, ma rifiuta la terapia",
+        "Vive a Padova, in cui lavora dal 2012, e frequenta la parrocchia",
+    ]
+
+
+def test_form_values_are_units_without_field_names() -> None:
+    text = (
+        "Patient: Marcus Hale\n"
+        "Date of birth: 14/02/1986\n"
+        "Diagnosis: Bipolar disorder, current episode manic; no psychotic symptoms\n"
+        "Signed: G. Clarke        Date: 12/02/2024\n"
+        "My GP has signed me off until the first of July: the note says sciatica.\n"
+        "Appuntamento: 21/10/2024 ore 15:00 💬"
+    )
+    assert units(text, unit="sentence") == [
+        "Marcus Hale",
+        "14/02/1986",
+        "Bipolar disorder, current episode manic; no psychotic symptoms",
+        "G. Clarke",
+        "12/02/2024",
+        "My GP has signed me off until the first of July: the note says sciatica",
+        "21/10/2024 ore 15:00 💬",
+    ]
+    clauses = units(text)
+    assert clauses[2:4] == ["Bipolar disorder, current episode manic", "no psychotic symptoms"]
+    # Nine words before the colon: prose, not a field; the colon still cuts a clause.
+    assert "My GP has signed me off until the first of July" in clauses
+
+
+def test_list_items_are_units_without_markers() -> None:
+    text = (
+        "Plan:\n"
+        "- Lithium restarted at 800 mg nightly\n"
+        "• Weekly sessions with the psychologist\n"
+        "2) Follow-up within seven days; letter to the GP\n"
+        "[x] Ground-floor flat\n"
+        "[ ] Interpreter\n"
+        "a) visita ginecologica"
+    )
+    assert units(text, unit="sentence") == [
+        "Plan",
+        "Lithium restarted at 800 mg nightly",
+        "Weekly sessions with the psychologist",
+        "Follow-up within seven days; letter to the GP",
+        "Ground-floor flat",
+        "Interpreter",
+        "visita ginecologica",
+    ]
+    assert units(text)[3:5] == ["Follow-up within seven days", "letter to the GP"]
+
+
+def test_offsets_are_code_points_of_the_original_text() -> None:
+    text = "Città: Núñez 🙏 è celiaca, e segue una dieta 🍞 senza glutine."
+    ranges = split_units(text, IT, "clause")
+    assert [text[a:b] for a, b in ranges] == [
+        "Núñez 🙏 è celiaca",
+        "e segue una dieta 🍞 senza glutine",
+    ]
+    assert ranges[0] == (7, 24)
+
+
+def test_unknown_unit_is_a_usage_error() -> None:
+    with pytest.raises(
+        UsageError, match="unknown unit 'paragraph'; expected one of sentence, clause"
+    ):
+        split_units("text", EN, "paragraph")
+
+
+def test_empty_and_blank_text() -> None:
+    assert split_units("", EN, "clause") == []
+    assert split_units(" \n - \n;", EN, "clause") == []
+
+
+@pytest.mark.parametrize("unit", ["sentence", "clause"])
+def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str) -> None:
+    packs = {"en": EN, "it": IT}
+    for record in read_records(GOLD):
+        ranges = split_units(record.text, packs[record.language], unit)
+        assert_well_formed(record.text, ranges)
+        disclosures = [s for s in record.spans if s.label.islower()]
+        covered = set()
+        for start, end in ranges:
+            covered.update(range(start, end))
+        for span in disclosures:
+            words = re.finditer(r"\w+", record.text[span.start : span.end])
+            assert all(span.start + w.start() in covered for w in words), (record.id, span)
+
+
+_WORDS = st.sampled_from(
+    [
+        "he",
+        "was",
+        "treated",
+        "and",
+        "which",
+        "but",
+        "in",
+        "cui",
+        "che",
+        "2019",
+        "Dr.",
+        "città",
+        "🙏",
+    ]
+)
+_SEPARATORS = st.sampled_from([" ", " ", " ", ", ", "; ", " – ", ". ", "\n", "  ", "\t", "! "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(_WORDS, _SEPARATORS), max_size=40), st.sampled_from(["sentence", "clause"])
+)
+def test_prose_units_cover_every_word(pieces: list[tuple[str, str]], unit: str) -> None:
+    """Without colons or list markers nothing but whitespace and separators is left out."""
+    text = "".join(word + separator for word, separator in pieces)
+    for rules in (EN, IT):
+        ranges = split_units(text, rules, unit)
+        assert_well_formed(text, ranges)
+        assert uncovered_words(text, ranges) == []
+
+
+def test_only_field_names_and_markers_are_left_out() -> None:
+    text = "Name: Anna\n- item one here\n12. item two here\nNote: she is fine: really"
+    ranges = split_units(text, EN, "clause")
+    assert uncovered_words(text, ranges) == ["Name", "12", "Note"]
+
+
+@pytest.fixture
+def prompts(tmp_path: Path) -> Path:
+    target = tmp_path / "prompts"
+    shutil.copytree(default_prompts_dir(), target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "relatives: [which,",
+            "relatives: [', which',",
+            "units.relatives: ', which' is not a word",
+        ),
+        ("min_clause_words: 3", "min_clause_words: 0", "units.min_clause_words"),
+        (
+            "field_name_max_words: 6",
+            "field_name_max_word: 6",
+            "units.field_name_max_word: unknown key",
+        ),
+    ],
+)
+def test_bad_units_block_names_file_line_and_key(
+    prompts: Path, old: str, new: str, expected: str
+) -> None:
+    path = prompts / "en" / "language.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(ConfigError, match=re.escape(expected)) as error:
+        load_language_pack("en", prompts)
+    assert str(path) in str(error.value) and "line " in str(error.value)
+
+
+def test_pack_without_units_block_splits_at_punctuation_only(prompts: Path) -> None:
+    path = prompts / "en" / "language.yaml"
+    path.write_text(path.read_text().split("\n# Labeling units")[0] + "\n")
+    rules = load_language_pack("en", prompts).units
+    assert rules.sentence_language == "en" and rules.conjunctions == ()
+    assert units("He was ill, but he works; he sleeps badly.", rules) == [
+        "He was ill, but he works",
+        "he sleeps badly",
+    ]
