@@ -10,6 +10,7 @@ gen.text.sentences alone, the unit of the thesis's sentence strategy, for refere
 from __future__ import annotations
 
 import argparse
+from functools import cache
 from pathlib import Path
 
 from gen.core.packs import load_language_pack
@@ -48,6 +49,7 @@ def main() -> None:
     print(f"{args.gold}: {len(gold)} documents, {spans} special-category spans")
     rows = [["unit", "units", "binary P/R/F1", "micro-F1", *labels]]
     for name, split in splitters.items():
+        split = cache(split)  # each text is cut once, for the count and for the scores
         units = sum(len(split(r.text, r.language)) for r in gold)
         rows.append(_cells(name, units, unit_ceiling(gold, split, labels), labels))
     _print_table(rows)

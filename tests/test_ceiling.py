@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
+import runpy
 import sys
 from pathlib import Path
+
+import pytest
 
 from gen.core.packs import load_language_pack
 from gen.core.records import Record, Span
@@ -39,16 +41,13 @@ def test_units_that_follow_the_gold_spans_score_one() -> None:
     assert sentence.token_binary.tp == 0 and sentence.token_binary.fp == 0
 
 
-def test_the_benchmark_prints_every_unit_choice() -> None:
+def test_the_benchmark_prints_every_unit_choice(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     gold = ROOT / "bench" / "gold" / "gold.jsonl"
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "unit_ceiling.py"), str(gold)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": ""},
-    )
-    lines = result.stdout.splitlines()
+    monkeypatch.setattr(sys, "argv", ["unit_ceiling.py", str(gold)])
+    runpy.run_path(str(ROOT / "bench" / "unit_ceiling.py"), run_name="__main__")
+    lines = capsys.readouterr().out.splitlines()
     assert "35 documents" in lines[0]
     assert lines[1].split()[:4] == ["unit", "units", "binary", "P/R/F1"]
     rows = {line.split("  ")[0].strip(): line.split() for line in lines[2:]}

@@ -84,7 +84,7 @@ _CUE = re.compile(r"\w+(?:['’ ]\w+)*")
 class UnitRules(StrictModel):
     """How `gen.text.units` cuts a text of this language into labeling units."""
 
-    #: pysbd's language for sentences; None means the pack's own code.
+    #: pysbd's language for sentences; None means the pack's code (English outside a pack).
     sentence_language: str | None = None
     #: A comma followed by one of these words starts a new clause ("..., but ...").
     conjunctions: tuple[str, ...] = ()
