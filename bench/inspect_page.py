@@ -92,7 +92,7 @@ def main(documents: int = 5000) -> None:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as folder:
         run = Path(folder) / "outputs"
-        with RecordTable(RunPaths(run).labeled, shard_size=1000) as table:
+        with RecordTable(RunPaths(run).labeled, part_rows=1000) as table:
             table.extend(synthetic_record(i, rng) for i in range(documents))
         start = time.perf_counter()
         page = write_inspect_page(run)

@@ -16,8 +16,8 @@ relabeling needs `--overwrite` (or another run folder).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import shutil
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,7 +34,8 @@ from gen.core.packs import LanguagePack, load_language_pack
 from gen.core.progress import progress
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
-from gen.core.store import JOURNAL, RecordTable, write_json_atomic
+from gen.core.shards import WHOLE, Shard
+from gen.core.store import RecordTable, write_json_atomic
 from gen.generate.run import MAX_CONSECUTIVE_ERRORS
 from labeling import persona_pii
 from labeling.agreement import agreement
@@ -76,6 +77,15 @@ class LabelOptions:
     prompt_format: str | None = None
     overwrite: bool = False
     batch_size: int = BATCH_SIZE
+    #: Shard K of N labels the documents whose id hashes to K (gen/core/shards.py).
+    shard: Shard = WHOLE
+
+    def __post_init__(self) -> None:
+        if self.overwrite and not self.shard.whole:
+            raise UsageError(
+                "--overwrite cannot be combined with --shard: it would delete the labels of "
+                "the other shards; delete RUN/labeled once, then start the shards"
+            )
 
     @property
     def strategies(self) -> tuple[str, ...]:
@@ -226,7 +236,7 @@ class LabelRun:
 
     def _clear(self) -> None:
         for folder in (self.run.labeled, self.run.rejects(STAGE)):
-            shutil.rmtree(folder, ignore_errors=True)
+            RecordTable(folder).drop()
         self.run.manifest(STAGE).unlink(missing_ok=True)
 
     def _check_strategy(self, labeled: Sequence[Record]) -> None:
@@ -267,29 +277,34 @@ class LabelRun:
         documents = self._documents()
         if self.options.overwrite:
             self._clear()
-        labeled = RecordTable(self.run.labeled)
+        labeled = RecordTable(self.run.labeled, shard=self.options.shard)
         self._check_strategy(labeled.read())
         self._prepare(documents)
-        rejects = RecordTable(self.run.rejects(STAGE))
+        rejects = RecordTable(self.run.rejects(STAGE), shard=self.options.shard)
         try:
             with labeled, rejects:
                 self._label(documents, labeled, rejects)
-        finally:
-            self.summary.wall_seconds = time.perf_counter() - started
-            self._write_manifest(documents)
+        except BaseException:
+            # Record the partial run, but never in place of the error that stopped it
+            # (an unwritable run folder fails the manifest too).
+            with contextlib.suppress(GenError):
+                self._write_manifest(documents, started)
+            raise
+        self._write_manifest(documents, started)
         return self.summary
 
     def _label(
         self, documents: Sequence[Record], labeled: RecordTable, rejects: RecordTable
     ) -> None:
         done = labeled.ids()
+        mine = [d for d in documents if self.options.shard.owns_key(d.id)]
         todo = sorted(
-            (d for d in documents if d.id not in done), key=lambda d: (d.language, d.category, d.id)
+            (d for d in mine if d.id not in done), key=lambda d: (d.language, d.category, d.id)
         )
         failures = 0
         workers = max(1, self.backend.concurrency)
         with (
-            progress(STAGE, len(documents), done=len(documents) - len(todo)) as bar,
+            progress(STAGE, len(mine), done=len(mine) - len(todo)) as bar,
             ThreadPoolExecutor(max_workers=workers) as pool,
         ):
             for batch in batches(todo, self.options.batch_size):
@@ -386,7 +401,8 @@ class LabelRun:
         info = pack.categories.categories.get(record.category) if pack else None
         return info.label if info else record.category
 
-    def _write_manifest(self, documents: Sequence[Record]) -> None:
+    def _write_manifest(self, documents: Sequence[Record], started: float) -> None:
+        self.summary.wall_seconds = time.perf_counter() - started
         labeled = RecordTable(self.run.labeled).read()
         self.summary.documents = len(documents)
         self.summary.rejects = len(RecordTable(self.run.rejects(STAGE)).ids())
@@ -405,7 +421,7 @@ class LabelRun:
             rejects_dir=str(self.run.rejects(STAGE)),
             gen_version=__version__,
         )
-        write_json_atomic(self.run.manifest(STAGE), manifest)
+        write_json_atomic(self.run.manifest(STAGE, self.options.shard), manifest)
 
 
 def _no_documents(run: RunPaths) -> UsageError:
@@ -416,8 +432,7 @@ def _no_documents(run: RunPaths) -> UsageError:
 
 def require_documents(run: RunPaths) -> None:
     """Fail before a model is loaded when there is nothing to label."""
-    table = RecordTable(run.documents)
-    if not table.shard_paths() and not (run.documents / JOURNAL).exists():
+    if not RecordTable(run.documents).exists():
         raise _no_documents(run)
 
 

@@ -48,7 +48,7 @@ def test_rebuild_replaces_the_dataset(tmp_path):
     build_dataset(tmp_path, BuildOptions(include_queries=False))
     dataset = RecordTable(paths.dataset).read()
     assert not [r for r in dataset if r.source == "faker"]
-    assert len(RecordTable(paths.dataset).shard_paths()) == 1
+    assert len(RecordTable(paths.dataset).part_paths()) == 1
 
 
 def test_negatives_share_is_a_fraction_of_documents():

@@ -1,8 +1,10 @@
-"""Crash safety of record tables: nothing lost that was stored, nothing duplicated."""
+"""Record tables: nothing lost that was stored, nothing duplicated; one writer per part,
+shards read as one table, damaged files recovered or named in one line."""
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -14,9 +16,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gen.core.errors import InvalidSpanError, StorageError
+from gen.core.errors import CorruptFileError, InvalidSpanError, StorageError, TableBusyError
+from gen.core.journal import BAD_LINES, JOURNAL
 from gen.core.records import Record, Span
-from gen.core.store import JOURNAL, RecordTable
+from gen.core.shards import Shard
+from gen.core.store import RecordTable
 
 
 def record(i: int, **extra) -> Record:
@@ -46,32 +50,38 @@ def test_records_round_trip_through_parquet(tmp_path: Path) -> None:
     assert list(pd.read_parquet(tmp_path / "t")["id"]) == ["r0001"]
 
 
-def test_journal_is_compacted_into_shards_and_readers_see_everything(tmp_path: Path) -> None:
-    table = RecordTable(tmp_path / "t", shard_size=4).open()
+def test_journal_is_compacted_into_parts_and_readers_see_everything(tmp_path: Path) -> None:
+    table = RecordTable(tmp_path / "t", part_rows=4).open()
     for i in range(10):
         table.append(record(i))
-    assert len(table.shard_paths()) == 2
-    assert len(RecordTable(tmp_path / "t").read()) == 10  # 8 in shards + 2 in the journal
+    assert len(table.part_paths()) == 2
+    assert len(RecordTable(tmp_path / "t").read()) == 10  # 8 in Parquet + 2 in the journal
     table.close()
     assert not (tmp_path / "t" / JOURNAL).exists()
     assert len(pd.read_parquet(tmp_path / "t")) == 10
 
 
+def journal_line(item: Record) -> bytes:
+    return (json.dumps(item.to_row()) + "\n").encode()
+
+
 def test_a_torn_last_journal_line_is_dropped_on_reopen(tmp_path: Path) -> None:
-    table = RecordTable(tmp_path / "t", shard_size=100).open()
-    table.extend(record(i) for i in range(3))
-    with open(tmp_path / "t" / JOURNAL, "a") as handle:
-        handle.write('{"id": "r9999", "text": "cut in the mid')
+    # What a writer killed in the middle of a batch leaves behind.
+    (tmp_path / "t").mkdir()
+    journal = b"".join(journal_line(record(i)) for i in range(3))
+    (tmp_path / "t" / JOURNAL).write_bytes(journal + b'{"id": "r9999", "text": "cut in the mid')
+    assert RecordTable(tmp_path / "t").ids() == {"r0000", "r0001", "r0002"}
     reopened = RecordTable(tmp_path / "t").open()
     assert reopened.ids() == {"r0000", "r0001", "r0002"}
     reopened.close()
+    assert not (tmp_path / "t" / JOURNAL).exists()
 
 
-def test_crash_between_shard_and_journal_removal_never_duplicates(tmp_path: Path) -> None:
-    table = RecordTable(tmp_path / "t", shard_size=100).open()
+def test_crash_between_compaction_and_journal_removal_never_duplicates(tmp_path: Path) -> None:
+    table = RecordTable(tmp_path / "t", part_rows=100).open()
     table.extend(record(i) for i in range(3))
     journal = (tmp_path / "t" / JOURNAL).read_bytes()
-    table.close()  # shard written, journal removed ...
+    table.close()  # Parquet file written, journal removed ...
     (tmp_path / "t" / JOURNAL).write_bytes(journal)  # ... as if the crash came just before removal
     assert len(RecordTable(tmp_path / "t").read()) == 3
     with RecordTable(tmp_path / "t") as again:
@@ -130,7 +140,7 @@ def test_kill_9_while_writing_loses_nothing_stored_and_duplicates_nothing(tmp_pa
         import sys, itertools
         from gen.core.records import Record
         from gen.core.store import RecordTable
-        table = RecordTable({str(folder)!r}, shard_size=7).open()
+        table = RecordTable({str(folder)!r}, part_rows=7).open()
         for i in itertools.count():
             table.append(Record(id=f"r{{i:06d}}", text="x" * 50, category="health",
                                 doc_type="Email", language="en", source="llm"))
@@ -149,3 +159,98 @@ def test_kill_9_while_writing_loses_nothing_stored_and_duplicates_nothing(tmp_pa
     with RecordTable(folder) as reopened:  # recovery compacts what the journal held
         assert len(reopened.ids()) == len(ids)
     assert len(pd.read_parquet(folder)) == len(ids)
+
+
+def test_bad_lines_in_the_middle_of_the_journal_cost_only_themselves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    bad = [
+        b"",  # an empty line
+        b"\xff\xfe not UTF-8 \xc3",
+        json.dumps({**record(90).to_row(), "text": 5}).encode(),  # a wrong-typed field
+        json.dumps({**record(91).to_row(), "seed": "seven"}).encode(),
+        b'{"id": "r0092", "text": ',  # JSON cut short
+        b"[1, 2, 3]",
+        json.dumps(record(93, spans=[Span(0, 500, "health")]).to_row()).encode(),
+    ]
+    lines = [journal_line(record(i)) + line + b"\n" for i, line in enumerate(bad)]
+    (folder / JOURNAL).write_bytes(b"".join(lines) + journal_line(record(7)))
+    valid = {f"r{i:04d}" for i in range(8)}
+
+    assert RecordTable(folder).ids() == valid  # readers skip the bad lines...
+    assert "7 damaged line(s) skipped" in capsys.readouterr().err
+
+    with RecordTable(folder) as table:  # ...and the next writer keeps them aside
+        assert table.ids() == valid
+    warning = capsys.readouterr().err
+    assert f"kept in {folder / BAD_LINES}" in warning and "not UTF-8" in warning
+    assert (folder / BAD_LINES).read_bytes() == b"".join(line + b"\n" for line in bad)
+    assert not (folder / JOURNAL).exists()
+    assert set(pd.read_parquet(folder)["id"]) == valid
+
+
+def test_a_damaged_parquet_file_is_one_clear_error(tmp_path: Path) -> None:
+    with RecordTable(tmp_path / "t") as table:
+        table.extend(record(i) for i in range(3))
+    (part,) = RecordTable(tmp_path / "t").part_paths()
+    part.write_bytes(part.read_bytes()[:200])  # truncated, as by a full disk outside gen
+    message = rf"{part} is not a readable Parquet file .* move it out of the run folder"
+    with pytest.raises(CorruptFileError, match=message):
+        RecordTable(tmp_path / "t").read()
+    with pytest.raises(CorruptFileError, match=message):
+        RecordTable(tmp_path / "t").open()
+    part.rename(tmp_path / "aside.parquet")  # what the message says to do
+    with RecordTable(tmp_path / "t") as table:  # the failed open released its lock
+        assert table.ids() == set()
+
+
+def test_one_writer_per_part(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    first = RecordTable(folder).open()
+    with pytest.raises(TableBusyError, match=rf"{folder} is being written by .*pid {os.getpid()}"):
+        RecordTable(folder).open()
+    # A shard writer would write ids the unsharded writer also writes.
+    with pytest.raises(TableBusyError, match="same N"):
+        RecordTable(folder, shard=Shard(0, 2)).open()
+    with pytest.raises(TableBusyError):
+        RecordTable(folder).replace([])
+    first.close()
+
+    left = RecordTable(folder, shard=Shard(0, 2)).open()
+    right = RecordTable(folder, shard=Shard(1, 2)).open()  # shards of one N: side by side
+    for other in (RecordTable(folder), RecordTable(folder, shard=Shard(0, 3))):
+        with pytest.raises(TableBusyError, match="same N"):
+            other.open()
+    with pytest.raises(TableBusyError):
+        RecordTable(folder).drop()
+    left.close()
+    right.close()
+    RecordTable(folder).drop()
+    assert not folder.exists()
+
+
+def test_the_parts_of_a_table_read_as_one(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    with RecordTable(folder) as whole:
+        whole.extend(record(i) for i in range(2))
+    for k in range(3):
+        with RecordTable(folder, shard=Shard(k, 3)) as part:
+            part.extend(record(i) for i in range(10) if i % 3 == k)  # r0000, r0001: stored
+            part.append(record(20 + k))
+            assert part.ids() >= {"r0000", "r0001"}  # a writer sees the whole table
+    wanted = {f"r{i:04d}" for i in [*range(10), 20, 21, 22]}
+    assert RecordTable(folder).ids() == wanted
+    assert [p.name for p in RecordTable(folder).part_folders()[1:]] == [
+        "shard-0-of-3",
+        "shard-1-of-3",
+        "shard-2-of-3",
+    ]
+    ids = list(pd.read_parquet(folder)["id"])  # pandas reads the shard folders too
+    assert sorted(ids) == sorted(wanted)
+
+    RecordTable(folder).replace([record(7)])
+    assert RecordTable(folder).ids() == {"r0007"}
+    assert RecordTable(folder).part_folders() == [folder]
+    assert list(pd.read_parquet(folder)["id"]) == ["r0007"]

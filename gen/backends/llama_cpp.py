@@ -52,6 +52,13 @@ class LlamaCppBackend:
         n_threads: int | None = None,
     ) -> None:
         model_path = Path(model_path)
+        if model_path.is_dir():
+            inside = ", ".join(sorted(p.name for p in model_path.glob("*.gguf"))[:3])
+            raise ModelError(
+                f"--model {model_path} is a folder; llama.cpp expects a .gguf file"
+                + (f" (this folder has {inside})" if inside else "")
+                + "; for a Hugging Face model folder use --backend transformers"
+            )
         if not model_path.is_file():
             raise ModelError(f"model file {model_path} not found; expected a .gguf file")
         try:

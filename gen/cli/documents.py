@@ -18,9 +18,11 @@ from gen.cli.options import (
     prompts_option,
     run_option,
     seed_option,
+    shard_option,
 )
 from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
+from gen.core.shards import Shard
 from gen.generate.plan import ALL, PlanSpec, iter_plan
 from gen.generate.run import DocumentsOptions, generate_documents
 
@@ -72,22 +74,24 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
     default=None,
     help="'chat' (the model's template) or a raw format from prompts/formats.yaml, e.g. alpaca.",
 )
+@shard_option
 def documents(
-    run_dir: Path, max_tokens: int | None, prompt_format: str | None, **kwargs: Any
+    run_dir: Path, max_tokens: int | None, prompt_format: str | None, shard: Shard, **kwargs: Any
 ) -> None:
     """Write N fictional documents with the LLM into RUN/documents."""
     backend_opts = backend_options_from(kwargs)
     pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
     spec = _spec(kwargs)
     options = DocumentsOptions(
-        spec=spec, n=kwargs["n"], max_tokens=max_tokens, prompt_format=prompt_format
+        spec=spec, n=kwargs["n"], max_tokens=max_tokens, prompt_format=prompt_format, shard=shard
     )
     run = RunPaths(run_dir)
     backend = make_backend(backend_opts)
     summary = generate_documents(run, pack, backend, options)
     rejected = ", ".join(f"{reason} {count}" for reason, count in summary.rejected.most_common())
     click.echo(
-        f"{summary.accepted}/{summary.wanted} documents for plan {spec.key} "
+        f"{summary.accepted}/{summary.wanted} documents for plan {spec.key}"
+        f"{'' if shard.whole else f' shard {shard}'} "
         f"({summary.new_accepted} new, {summary.tokens_per_second:.1f} tokens/s) in {run.documents}"
     )
     if rejected:

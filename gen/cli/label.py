@@ -15,8 +15,10 @@ from gen.cli.options import (
     prompts_option,
     run_option,
     seed_option,
+    shard_option,
 )
 from gen.core.runs import RunPaths
+from gen.core.shards import Shard
 from labeling.pipeline import (
     BOTH,
     STAGE,
@@ -88,6 +90,7 @@ def report(summary: LabelSummary, run: RunPaths) -> None:
     is_flag=True,
     help="Delete RUN/labeled and its rejects first and label everything again.",
 )
+@shard_option
 def label(
     run_dir: Path,
     strategy: str,
@@ -95,6 +98,7 @@ def label(
     prompts_dir: Path | None,
     prompt_format: str | None,
     overwrite: bool,
+    shard: Shard,
     **kwargs: Any,
 ) -> None:
     """Label RUN/documents with character spans into RUN/labeled (resumable)."""
@@ -105,6 +109,7 @@ def label(
         context_tokens=backend_opts.n_ctx,
         prompt_format=prompt_format,
         overwrite=overwrite,
+        shard=shard,
     )
     run = RunPaths(run_dir)
     require_documents(run)

@@ -11,8 +11,10 @@ import click
 
 from gen.backends import BACKENDS, BackendOptions
 from gen.backends.openai_backend import SERVER_KINDS
+from gen.core.errors import UsageError
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import DEFAULT_RUN
+from gen.core.shards import WHOLE, Shard
 
 F = Callable[..., Any]
 
@@ -40,6 +42,29 @@ prompts_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help=f"Folder of prompt YAMLs (default: {default_prompts_dir()}).",
+)
+
+
+class ShardType(click.ParamType):
+    name = "K/N"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None):
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+shard_option = click.option(
+    "--shard",
+    type=ShardType(),
+    default=WHOLE,
+    show_default="0/1, the whole plan",
+    help="Do only items i with i % N == K, into their own RUN/<table>/shard-K-of-N/ folder: "
+    "run K = 0..N-1 at once, e.g. one per machine on shared storage (docs/scaling.md); "
+    "later stages read every shard.",
 )
 seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Global seed.")
 language_option = click.option(

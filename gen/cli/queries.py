@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from gen.cli.options import prompts_option, run_option, seed_option
+from gen.cli.options import prompts_option, run_option, seed_option, shard_option
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
+from gen.core.shards import Shard
 from scraping.queries.generate import QuerySummary, generate_queries
 from scraping.queries.pii_values import LABELS
 
@@ -31,12 +32,18 @@ from scraping.queries.pii_values import LABELS
 )
 @seed_option
 @prompts_option
+@shard_option
 def queries_command(
-    run_dir: Path, n: int, locale: str, seed: int, prompts_dir: Path | None
+    run_dir: Path, n: int, locale: str, seed: int, prompts_dir: Path | None, shard: Shard
 ) -> None:
     """Fill query templates with Faker values into RUN/queries (resumable)."""
     summary = generate_queries(
-        run_dir, locale=locale, n=n, seed=seed, prompts_dir=prompts_dir or default_prompts_dir()
+        run_dir,
+        locale=locale,
+        n=n,
+        seed=seed,
+        prompts_dir=prompts_dir or default_prompts_dir(),
+        shard=shard,
     )
     click.echo(label_table(summary))
     click.echo(f"records: {RunPaths(run_dir).queries}")

@@ -1,6 +1,8 @@
-"""Errors the CLI turns into one clear message instead of a traceback."""
+"""Errors the CLI turns into one clear message instead of a traceback, and warnings."""
 
 from __future__ import annotations
+
+import sys
 
 
 class GenError(Exception):
@@ -25,9 +27,29 @@ class ModelError(GenError):
     exit_code = 2
 
 
+class TableBusyError(UsageError):
+    """Another process is writing the table: running both would double its records."""
+
+
 class StorageError(GenError):
     """Writing a run folder failed (disk full, permissions); nothing half-written is left."""
 
 
+class CorruptFileError(GenError):
+    """A file of a run folder is damaged (truncated, garbage): the message says which, and
+    what to do with it."""
+
+
 class InvalidSpanError(GenError):
     """A span does not fit its text; raised before anything is written."""
+
+
+_warned: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """One line on stderr for something the user should know but that stops nothing;
+    each message once per process."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"warning: {message}", file=sys.stderr)

@@ -175,7 +175,16 @@ def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> No
     no two spans of the same source overlap. Called wherever spans are written."""
     by_source: dict[str, list[Span]] = {}
     for span in spans:
-        if not (0 <= span.start < span.end <= len(text)):
+        if span.start == span.end:
+            raise InvalidSpanError(
+                f"record {record_id}: span {span.start}-{span.end} ({span.label}) is empty"
+            )
+        if span.end < span.start:
+            raise InvalidSpanError(
+                f"record {record_id}: span {span.start}-{span.end} ({span.label}) ends before "
+                "it starts"
+            )
+        if span.start < 0 or span.end > len(text):
             raise InvalidSpanError(
                 f"record {record_id}: span {span.start}-{span.end} ({span.label}) is outside "
                 f"the text of length {len(text)}"
@@ -194,3 +203,71 @@ def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> No
                     f"record {record_id}: {source} spans {left.start}-{left.end} ({left.label}) "
                     f"and {right.start}-{right.end} ({right.label}) overlap"
                 )
+
+
+#: Columns every record row has; the others may be left out (null).
+REQUIRED_COLUMNS = ("id", "text", "category", "doc_type", "language", "source")
+_REQUIRED_SPAN_KEYS = ("start", "end", "label")
+_ROW_TYPE = pa.struct(list(RECORD_SCHEMA))
+
+
+def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | None:
+    """What makes `row`, read from outside (a journal line, a user's JSONL or Parquet
+    file), no valid record row, or None: unknown keys, missing ones, wrong types and
+    non-integer offsets are named with their path (`spans.0.start`), never coerced;
+    spans are checked (check_spans)."""
+    if not isinstance(row, dict):
+        return f"expected an object with {', '.join(required)}, got {_kind(row)}"
+    missing = [name for name in required if row.get(name) is None]
+    if missing:
+        return f"{missing[0]}: required key is missing"
+    problem = _type_problem(row, _ROW_TYPE)
+    if problem:
+        return problem
+    for index, span in enumerate(row.get("spans") or []):
+        absent = [key for key in _REQUIRED_SPAN_KEYS if span.get(key) is None]
+        if absent:
+            return f"spans.{index}.{absent[0]}: required key is missing"
+    try:
+        check_spans(row["text"], Record.from_row(row).spans, record_id=row["id"])
+    except InvalidSpanError as exc:
+        return str(exc)
+    except ValueError as exc:  # meta that is not the JSON text of an object
+        return f"meta: {exc}"
+    return None
+
+
+def _kind(value: Any) -> str:
+    return f"{type(value).__name__} {json.dumps(value, default=str)[:40]}"
+
+
+def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> str | None:
+    """The first place where `value` does not have the Arrow type `kind` (None fits all)."""
+    where = ".".join(path)
+    if value is None:
+        return None
+    if pa.types.is_struct(kind):
+        if not isinstance(value, dict):
+            return f"{where}: expected an object, got {_kind(value)}"
+        names = [child.name for child in kind]
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            key = ".".join((*path, str(unknown[0])))
+            return f"{key}: unknown key (expected some of {', '.join(names)})"
+        problems = (_type_problem(value.get(c.name), c.type, (*path, c.name)) for c in kind)
+        return next((problem for problem in problems if problem), None)
+    if pa.types.is_list(kind):
+        if not isinstance(value, list):
+            return f"{where}: expected a list, got {_kind(value)}"
+        problems = (
+            _type_problem(item, kind.value_type, (*path, str(i))) for i, item in enumerate(value)
+        )
+        return next((problem for problem in problems if problem), None)
+    if pa.types.is_string(kind):
+        expected, fits = "a string", isinstance(value, str)
+    elif pa.types.is_integer(kind):
+        expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
+    else:
+        expected = "a number"
+        fits = isinstance(value, int | float) and not isinstance(value, bool)
+    return None if fits else f"{where}: expected {expected}, got {_kind(value)}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from gen.core.shards import WHOLE, Shard
+
 DEFAULT_RUN = Path("outputs")
 
 
@@ -56,5 +58,7 @@ class RunPaths:
         """The rejects table of every stage that refused something, by stage name."""
         return sorted(p for p in (self.root / "rejects").glob("*") if p.is_dir())
 
-    def manifest(self, stage: str) -> Path:
-        return self.root / "manifests" / f"{stage}.json"
+    def manifest(self, stage: str, shard: Shard = WHOLE) -> Path:
+        """A stage's provenance and counts; each shard of a split plan writes its own."""
+        name = stage if shard.whole else f"{stage}.{shard.folder_name}"
+        return self.root / "manifests" / f"{name}.json"

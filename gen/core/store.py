@@ -1,13 +1,21 @@
-"""Crash-safe, resumable tables of records inside a run folder.
+"""Crash-safe, resumable tables of records inside a run folder, one writer per part.
 
-A table is a folder of Parquet shards (`RUN/<name>/part-*.parquet`) that
-`pandas.read_parquet(RUN / name)` reads directly. Finished records first go to
-an append-only journal (`_journal.jsonl`, fsynced per batch; pyarrow ignores
-names starting with `_`), and are compacted into a new shard every
-`shard_size` records and on close. A shard is written to a temporary name and
-renamed, so a reader never sees half a file; a journal line cut by `kill -9` is
-dropped on reopen; a record already in a shard is never replayed twice. So an
-interrupted run loses at most the records in flight, and never duplicates one.
+A table is a folder of Parquet files (`RUN/<name>/part-*.parquet`) that
+`pandas.read_parquet(RUN / name)` reads directly. A table has one part, or one per
+shard when a plan is split over machines (`RUN/<name>/shard-K-of-N/`, see
+gen/core/shards.py); readers see all parts as one table, each id once.
+
+Crash contract. A writer holds an OS lock on its part (`_lock`) from `open` to
+`close`, so a second writer of the same part stops with one line instead of
+doubling the records; the kernel drops the lock when a writer dies. Finished
+records go to an append-only journal (`_journal.jsonl`, gen/core/journal.py,
+fsynced per batch; pyarrow ignores names starting with `_`) and are compacted
+into a new Parquet file every `part_rows` records and on close. A Parquet file is
+written to a temporary name and renamed, so a reader never sees half a file; a
+journal line cut by `kill -9`, or damaged by anything else, is skipped (and kept
+in `_journal.bad`) without losing the lines after it; a record already in a
+Parquet file is never replayed twice. So an interrupted run loses at most the
+records in flight, and never duplicates one.
 """
 
 from __future__ import annotations
@@ -16,18 +24,23 @@ import contextlib
 import errno
 import json
 import os
+import shutil
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gen.core.errors import StorageError
-from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table
+from gen.core.errors import CorruptFileError, StorageError
+from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
+from gen.core.locks import FileLock, lock_part
+from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table, row_problem
+from gen.core.shards import WHOLE, Shard, part_folders
 
-JOURNAL = "_journal.jsonl"
+#: The single Parquet file of a table written whole by `RecordTable.replace`.
+WHOLE_TABLE_FILE = "part-00000.parquet"
 
 
 def _fsync_dir(path: Path) -> None:
@@ -41,7 +54,10 @@ def _fsync_dir(path: Path) -> None:
 def _storage_error(path: Path, exc: OSError) -> StorageError:
     if exc.errno == errno.ENOSPC:
         return StorageError(f"disk full while writing {path}; free some space and re-run to resume")
-    return StorageError(f"cannot write {path}: {exc.strerror or exc}")
+    return StorageError(
+        f"cannot write {path}: {exc.strerror or exc}; check that the folder is writable "
+        "(or choose another --run folder)"
+    )
 
 
 def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -50,9 +66,9 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     `durable=False` skips the fsyncs, for caches whose readers can tell a file
     lost to a power cut from a good one and simply fetch it again.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -72,11 +88,29 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     write_atomic(path, (text + "\n").encode())
 
 
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object gen wrote (a manifest), or one line saying the file is damaged."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = f"not valid JSON ({exc})"
+    except OSError as exc:
+        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    else:
+        if isinstance(value, dict):
+            return value
+        problem = f"a JSON {type(value).__name__}, not an object"
+    raise CorruptFileError(
+        f"{path} is {problem}; it was damaged outside gen: restore it from a backup or move "
+        "it away, then re-run"
+    )
+
+
 def write_table_atomic(path: Path, table: pa.Table) -> None:
     """Write one Parquet file or nothing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, tmp, compression="zstd")
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
@@ -88,53 +122,59 @@ def write_table_atomic(path: Path, table: pa.Table) -> None:
         raise _storage_error(path, exc) from exc
 
 
-class RecordTable:
-    """An append-only, resumable table of `Record`s keyed by `id`."""
+def _read_parquet(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path, schema=RECORD_SCHEMA)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorruptFileError(
+            f"{path} is not a readable Parquet file of records ({str(exc).splitlines()[0]}); "
+            "it was damaged outside gen: move it out of the run folder and re-run (the stage "
+            "then makes its records again)"
+        ) from None
 
-    def __init__(self, folder: Path, *, shard_size: int = 200, schema: pa.Schema = RECORD_SCHEMA):
+
+class RecordTable:
+    """An append-only, resumable table of `Record`s keyed by `id`.
+
+    Reading sees every part; writing (`open` ... `close`) goes to this object's part:
+    the table folder itself, or `shard-K-of-N/` inside it for shard K of N.
+    """
+
+    def __init__(self, folder: Path, *, shard: Shard = WHOLE, part_rows: int = 200):
         self.folder = Path(folder)
-        self.shard_size = shard_size
-        self.schema = schema
-        self._journal_path = self.folder / JOURNAL
-        self._journal_rows: list[dict[str, Any]] = []
+        self.shard = shard
+        self.part = self.folder if shard.whole else self.folder / shard.folder_name
+        self.part_rows = part_rows
+        self._pending: list[dict[str, Any]] = []
         self._ids: set[str] = set()
-        self._opened = False
+        self._lock: FileLock | None = None
 
     # -- reading -----------------------------------------------------------------
-    def shard_paths(self) -> list[Path]:
-        if not self.folder.is_dir():
-            return []
-        return sorted(p for p in self.folder.glob("part-*.parquet"))
+    def part_folders(self) -> list[Path]:
+        """The table folder, then its shard folders."""
+        return part_folders(self.folder)
 
-    def _read_journal(self) -> list[dict[str, Any]]:
-        """Journal rows in order; a line cut by a crash (not valid JSON) ends the journal."""
-        if not self._journal_path.exists():
-            return []
-        rows = []
-        with open(self._journal_path, encoding="utf-8") as handle:
-            for line in handle:
-                if not line.endswith("\n"):
-                    break
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break
-        return rows
+    def part_paths(self) -> list[Path]:
+        """The Parquet files of every part."""
+        return [p for folder in self.part_folders() for p in sorted(folder.glob("part-*.parquet"))]
 
-    def _shard_table(self) -> pa.Table:
-        paths = self.shard_paths()
-        if not paths:
-            return self.schema.empty_table()
-        return pa.concat_tables(pq.read_table(p, schema=self.schema) for p in paths)
+    def exists(self) -> bool:
+        """Whether anything was ever stored (Parquet files or a journal in any part)."""
+        return bool(self.part_paths()) or any(
+            (folder / JOURNAL).exists() for folder in self.part_folders()
+        )
 
     def read_table(self) -> pa.Table:
-        """Everything stored so far (shards and journal), each id once."""
-        table = self._shard_table()
-        seen = set(table.column("id").to_pylist())
-        extra = [row for row in self._read_journal() if row["id"] not in seen]
-        if extra:
-            table = pa.concat_tables([table, pa.Table.from_pylist(extra, schema=self.schema)])
-        return table
+        """Everything stored so far (Parquet files and journals of every part), each id once."""
+        pieces = [_read_parquet(path) for path in self.part_paths()]
+        pieces += [
+            pa.Table.from_pylist(rows, schema=RECORD_SCHEMA)
+            for folder in self.part_folders()
+            if (rows := journal_rows(folder, row_problem))
+        ]
+        if not pieces:
+            return RECORD_SCHEMA.empty_table()
+        return _first_of_each_id(pa.concat_tables(pieces))
 
     def read(self) -> list[Record]:
         return [Record.from_row(row) for row in self.read_table().to_pylist()]
@@ -143,7 +183,7 @@ class RecordTable:
         return iter(self.read())
 
     def ids(self) -> set[str]:
-        if self._opened:
+        if self._lock is not None:
             return set(self._ids)
         return set(self.read_table().column("id").to_pylist())
 
@@ -152,21 +192,46 @@ class RecordTable:
 
     # -- writing -----------------------------------------------------------------
     def open(self) -> RecordTable:
-        """Recover from an interrupted run: compact a leftover journal into a shard."""
+        """Take this part's lock, and recover from an interrupted run: compact a leftover
+        journal into a Parquet file, keeping its damaged lines in `_journal.bad`."""
+        self._take_lock(whole_table=False)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise _storage_error(self.folder, exc) from exc
-        for stale in self.folder.glob(".*.tmp"):
-            stale.unlink()
-        shard_ids = set(self._shard_table().column("id").to_pylist())
-        pending = [row for row in self._read_journal() if row["id"] not in shard_ids]
-        unique = list({row["id"]: row for row in pending}.values())
-        self._ids = shard_ids | {row["id"] for row in unique}
-        self._journal_rows = unique
-        self._opened = True
-        self._compact()
+            for stale in self.part.glob(".*.tmp"):
+                stale.unlink()
+            self._recover_journal()
+            self._ids = set(self.read_table().column("id").to_pylist())
+        except BaseException:
+            self._release()
+            raise
         return self
+
+    def _take_lock(self, *, whole_table: bool) -> None:
+        """Lock this object's part, or for whole-table operations the table folder."""
+        part = self.folder if whole_table else self.part
+        try:
+            part.mkdir(parents=True, exist_ok=True)
+            self._lock = lock_part(self.part_folders(), part, whole_table=whole_table)
+        except OSError as exc:
+            raise _storage_error(part, exc) from exc
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _recover_journal(self) -> None:
+        try:
+            rows = recover_journal(self.part, row_problem)
+        except OSError as exc:
+            raise _storage_error(self.part / BAD_LINES, exc) from exc
+        stored = {
+            record_id
+            for file in self.part.glob("part-*.parquet")
+            for record_id in _read_parquet(file).column("id").to_pylist()
+        }
+        pending = [row for row in rows if row["id"] not in stored]
+        self._pending = list({row["id"]: row for row in pending}.values())
+        self._compact()
 
     def __enter__(self) -> RecordTable:
         return self.open()
@@ -179,7 +244,7 @@ class RecordTable:
 
     def extend(self, records: Iterable[Record]) -> None:
         """Journal records durably (one fsync per call); ids already stored are skipped."""
-        if not self._opened:
+        if self._lock is None:
             self.open()
         rows = []
         for record in records:
@@ -190,41 +255,78 @@ class RecordTable:
             self._ids.add(record.id)
         if not rows:
             return
-        payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
         try:
-            with open(self._journal_path, "ab") as handle:
-                start = handle.tell()
-                try:
-                    handle.write(payload)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                except OSError:
-                    handle.truncate(start)
-                    raise
+            append_rows(self.part / JOURNAL, rows)
         except OSError as exc:
             for row in rows:
                 self._ids.discard(row["id"])
-            raise _storage_error(self._journal_path, exc) from exc
-        self._journal_rows.extend(rows)
-        if len(self._journal_rows) >= self.shard_size:
+            raise _storage_error(self.part / JOURNAL, exc) from exc
+        self._pending.extend(rows)
+        if len(self._pending) >= self.part_rows:
             self._compact()
 
     def _compact(self) -> None:
-        if not self._journal_rows:
-            with contextlib.suppress(FileNotFoundError):
-                self._journal_path.unlink()
-            return
-        table = pa.Table.from_pylist(self._journal_rows, schema=self.schema)
-        name = f"part-{len(self.shard_paths()):05d}-{uuid.uuid4().hex[:8]}.parquet"
-        write_table_atomic(self.folder / name, table)
-        # A crash here leaves journal rows that are also in the shard: open() skips them.
-        self._journal_path.unlink(missing_ok=True)
-        self._journal_rows = []
+        journal = self.part / JOURNAL
+        if self._pending:
+            table = pa.Table.from_pylist(self._pending, schema=RECORD_SCHEMA)
+            number = len(list(self.part.glob("part-*.parquet")))
+            name = f"part-{number:05d}-{uuid.uuid4().hex[:8]}.parquet"
+            write_table_atomic(self.part / name, table)
+        # A crash here leaves journal rows that are also in a Parquet file: open() skips them.
+        with contextlib.suppress(FileNotFoundError):
+            journal.unlink()
+        self._pending = []
 
     def close(self) -> None:
-        if self._opened:
-            self._compact()
-            self._opened = False
+        if self._lock is not None:
+            try:
+                self._compact()
+            finally:
+                self._release()
+
+    # -- whole-table operations --------------------------------------------------
+    def replace(self, records: Sequence[Record]) -> None:
+        """Make `records` the whole table: one Parquet file renamed over the previous one,
+        then every other file and part removed. Spans are checked first."""
+        for record in records:
+            check_spans(record.text, record.spans, record_id=record.id)
+        self._take_lock(whole_table=True)
+        try:
+            write_table_atomic(self.folder / WHOLE_TABLE_FILE, records_to_table(records))
+            for path in self.part_paths():
+                if path != self.folder / WHOLE_TABLE_FILE:
+                    path.unlink()
+            (self.folder / JOURNAL).unlink(missing_ok=True)
+            for folder in self.part_folders()[1:]:
+                shutil.rmtree(folder)
+        except OSError as exc:
+            raise _storage_error(self.folder, exc) from exc
+        finally:
+            self._release()
+
+    def drop(self) -> None:
+        """Delete the whole table (every part), unless someone is writing it."""
+        if not self.folder.exists():
+            return
+        self._take_lock(whole_table=True)
+        try:
+            shutil.rmtree(self.folder)
+        except OSError as exc:
+            raise _storage_error(self.folder, exc) from exc
+        finally:
+            self._release()
+
+
+def _first_of_each_id(table: pa.Table) -> pa.Table:
+    ids = table.column("id").to_pylist()
+    if len(set(ids)) == len(ids):
+        return table
+    seen: set[str] = set()
+    keep = []
+    for record_id in ids:
+        keep.append(record_id not in seen)
+        seen.add(record_id)
+    return table.filter(pa.array(keep))
 
 
 def read_records(path: Path) -> list[Record]:

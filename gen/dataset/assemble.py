@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.records import Record, Span, check_spans
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_json_atomic, write_records
+from gen.core.store import RecordTable, write_json_atomic
 from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
 from gen.dataset.normalize import clean_record
 
@@ -30,7 +30,6 @@ LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")
 BUILD_SPAN_SOURCES = ("llm_sentences", "llm_censor", "faker")
 BINARY_LABEL = "sensitive"
-DATASET_FILE = "part-00000.parquet"
 
 
 @dataclass(frozen=True)
@@ -266,15 +265,6 @@ def assemble(
 # -- I/O edge ----------------------------------------------------------------------
 
 
-def _replace_table(folder: Path, records: Sequence[Record]) -> None:
-    """Write `folder` as one shard, then drop older shards: readers see old or new, never a mix."""
-    write_records(folder / DATASET_FILE, records)
-    for stale in RecordTable(folder).shard_paths():
-        if stale.name != DATASET_FILE:
-            stale.unlink()
-    (folder / "_journal.jsonl").unlink(missing_ok=True)
-
-
 def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
     """Read the stage tables of `run`, assemble, and write `RUN/dataset` with its manifest."""
     paths = RunPaths(Path(run))
@@ -296,7 +286,7 @@ def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
     report.inputs_found = [name for name, records in loaded.items() if records]
     report.inputs_missing = [name for name, records in loaded.items() if not records]
     report.read = {name: len(records) for name, records in loaded.items()}
-    _replace_table(paths.dataset, dataset)
-    _replace_table(paths.rejects("build"), rejected)
+    RecordTable(paths.dataset).replace(dataset)
+    RecordTable(paths.rejects("build")).replace(rejected)
     write_json_atomic(paths.manifest("build"), asdict(report))
     return report

@@ -116,7 +116,7 @@ def export_run(
 
     export = exporter(format_name)
     paths = RunPaths(Path(run))
-    if not RecordTable(paths.dataset).shard_paths():
+    if not RecordTable(paths.dataset).exists():
         raise UsageError(f"no dataset in {paths.dataset}: run `gen build --run {paths.root}` first")
     records = RecordTable(paths.dataset).read()
     splits = split_records(records, ratios, seed, holdout_doc_types)

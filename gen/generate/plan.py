@@ -91,7 +91,13 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
     if spec.doc_type is not None and not any(
         t.name.lower() == spec.doc_type.lower() for c in categories for t in pack.doc_types(c)
     ):
-        _doc_types(pack, categories[0], spec.doc_type)
+        if len(categories) == 1:
+            _doc_types(pack, categories[0], spec.doc_type)
+        known = sorted({t.name for c in categories for t in pack.doc_types(c)})
+        raise UsageError(
+            f"unknown document type {spec.doc_type!r} in any category; expected one of: "
+            + ", ".join(known)
+        )
 
 
 def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:

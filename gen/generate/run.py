@@ -8,12 +8,10 @@ threads and are stored as they complete.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,8 @@ from gen.core.packs import LanguagePack
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_json_atomic
+from gen.core.shards import WHOLE, Shard
+from gen.core.store import RecordTable, read_json_object, write_json_atomic
 from gen.generate.checks import DuplicateIndex, rejection_reason
 from gen.generate.plan import PlanItem, PlanSpec, plan_item, validate_spec
 from gen.generate.postprocess import clean_document
@@ -43,6 +42,8 @@ class DocumentsOptions:
     n: int
     max_tokens: int | None = None
     prompt_format: str | None = None
+    #: Shard K of N takes plan items i with i % N == K (gen/core/shards.py).
+    shard: Shard = WHOLE
 
 
 @dataclass
@@ -132,7 +133,7 @@ class DocumentRun:
         self.spec = options.spec
         self.format_name = options.prompt_format or pack.generation.format
         self._chat_template = backend.chat_template()
-        self.summary = DocumentsSummary(wanted=options.n)
+        self.summary = DocumentsSummary(wanted=options.shard.quota(options.n))
 
     def render(self, item: PlanItem) -> RenderedPrompt:
         return render_prompt(item.parts, self.format_name, self.pack.formats, self._chat_template)
@@ -170,8 +171,13 @@ class DocumentRun:
 
     def execute(self) -> DocumentsSummary:
         started = time.perf_counter()
-        documents = RecordTable(self.run.documents).open()
-        rejects = RecordTable(self.run.rejects("documents")).open()
+        shard = self.options.shard
+        documents = RecordTable(self.run.documents, shard=shard).open()
+        try:
+            rejects = RecordTable(self.run.rejects("documents"), shard=shard).open()
+        except BaseException:
+            documents.close()
+            raise
         try:
             self._execute(documents, rejects)
         finally:
@@ -183,27 +189,34 @@ class DocumentRun:
 
     def _execute(self, documents: RecordTable, rejects: RecordTable) -> None:
         prefix = f"{self.spec.key}-"
+        shard = self.options.shard
+
+        def planned(record_id: str) -> bool:  # an item of this plan and of this shard
+            index = record_id.removeprefix(prefix)
+            return record_id.startswith(prefix) and index.isdigit() and shard.owns(int(index))
+
         stored = documents.read()
-        done = {r.id for r in stored if r.id.startswith(prefix)}
-        attempted = done | {i for i in rejects.ids() if i.startswith(prefix)}
+        done = {r.id for r in stored if planned(r.id)}
+        attempted = done | {i for i in rejects.ids() if planned(i)}
+        wanted = self.summary.wanted
         duplicates = DuplicateIndex(self.pack.generation.checks.near_duplicate_ratio)
         for record in stored:
             if record.language == self.spec.language:
                 duplicates.add(record.text)
         summary = self.summary
         summary.accepted = len(done)
-        budget = max(0, self.options.n - len(done)) * MAX_ATTEMPTS_PER_DOCUMENT
-        indexes = (i for i in count() if f"{self.spec.key}-{i:06d}" not in attempted)
+        budget = max(0, wanted - len(done)) * MAX_ATTEMPTS_PER_DOCUMENT
+        indexes = (i for i in shard.indexes() if f"{self.spec.key}-{i:06d}" not in attempted)
         in_flight: dict[Future[Completion], tuple[PlanItem, RenderedPrompt]] = {}
         consecutive_errors = 0
         with (
-            progress("documents", self.options.n, done=summary.accepted) as bar,
+            progress("documents", wanted, done=summary.accepted) as bar,
             ThreadPoolExecutor(max_workers=max(1, self.backend.concurrency)) as pool,
         ):
             try:
                 while True:
                     while (
-                        summary.accepted + len(in_flight) < self.options.n
+                        summary.accepted + len(in_flight) < wanted
                         and budget > 0
                         and len(in_flight) < max(1, self.backend.concurrency)
                     ):
@@ -252,13 +265,11 @@ class DocumentRun:
                 for future in in_flight:
                     future.cancel()
                 raise
-        summary.exhausted = summary.accepted < self.options.n
+        summary.exhausted = summary.accepted < wanted
 
     def write_manifest(self, documents: RecordTable, rejects: RecordTable) -> None:
-        path = self.run.manifest("documents")
-        manifest: dict[str, Any] = {}
-        if path.exists():
-            manifest = json.loads(path.read_text())
+        path = self.run.manifest("documents", self.options.shard)
+        manifest: dict[str, Any] = read_json_object(path) if path.exists() else {}
         backend_info = dict(self.backend.describe())
         model_path = backend_info.get("model_path")
         if model_path and Path(str(model_path)).is_file():
@@ -275,6 +286,7 @@ class DocumentRun:
                 "seed": self.spec.seed,
             },
             "n": self.options.n,
+            "shard": str(self.options.shard),
             "accepted": self.summary.accepted,
             "rejected": dict(rejected),
             "exhausted": self.summary.exhausted,

@@ -22,7 +22,7 @@ from markupsafe import Markup
 from gen.core.errors import UsageError
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import JOURNAL, RecordTable, write_atomic
+from gen.core.store import RecordTable, write_atomic
 from gen.inspect.stats import chart_png, compute_stats
 
 #: Record tables of a run folder that the page can show.
@@ -56,8 +56,7 @@ def default_tables(run: Path) -> list[str]:
 
 
 def _has_records(folder: Path) -> bool:
-    table = RecordTable(folder)
-    return bool(table.shard_paths()) or (folder / JOURNAL).exists()
+    return RecordTable(folder).exists()
 
 
 def label_colors(labels: Iterable[str]) -> dict[str, str]:

@@ -7,7 +7,6 @@ writes Markdown, CSV and a PNG chart to `RUN/stats/`.
 from __future__ import annotations
 
 import io
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import pandas as pd
 from gen.core.errors import UsageError
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_atomic
+from gen.core.store import RecordTable, read_json_object, write_atomic
 from gen.text.words import word_owners, word_spans
 
 #: Label name for characters and words outside every span.
@@ -71,7 +70,7 @@ def compute_stats(run: Path, export_format: str | None = None) -> RunStats:
     manifest_path = _export_manifest(paths, export_format)
     split_ids: dict[str, list[str]] = {}
     if manifest_path is not None:
-        split_ids = json.loads(manifest_path.read_text(encoding="utf-8")).get("splits", {})
+        split_ids = read_json_object(manifest_path).get("splits", {})
     return RunStats(
         run=paths.root,
         basis=basis,
@@ -87,7 +86,7 @@ def compute_stats(run: Path, export_format: str | None = None) -> RunStats:
 
 
 def _records(paths: RunPaths) -> tuple[str, list[Record]]:
-    if paths.dataset.is_dir() and RecordTable(paths.dataset).shard_paths():
+    if RecordTable(paths.dataset).exists():
         return "dataset", RecordTable(paths.dataset).read()
     stages = [paths.labeled, paths.wikipedia, paths.queries]
     records = [r for folder in stages if folder.is_dir() for r in RecordTable(folder).read()]

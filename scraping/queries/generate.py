@@ -23,6 +23,7 @@ from gen.core.errors import UsageError
 from gen.core.progress import progress
 from gen.core.records import Record, Span, check_spans
 from gen.core.runs import RunPaths
+from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable, write_json_atomic
 from gen.core.yamlio import StrictModel, load_model
 from scraping.queries.pii_values import LABELS, ValueMaker, value_makers
@@ -201,24 +202,25 @@ class QuerySummary:
 
 
 def generate_queries(
-    run: Path, *, locale: str, n: int, seed: int, prompts_dir: Path
+    run: Path, *, locale: str, n: int, seed: int, prompts_dir: Path, shard: Shard = WHOLE
 ) -> QuerySummary:
-    """Write queries 0..n-1 to `RUN/queries`; ones already there are kept, not redone."""
+    """Write queries 0..n-1 (those of `shard`) to `RUN/queries`; ones already there are
+    kept, not redone."""
     if n < 1:
         raise UsageError(f"--n must be at least 1, got {n}")
     makers = value_makers(locale)
     config = load_templates(prompts_dir, locale)
     chosen = plan(config, n, seed)
     paths = RunPaths(Path(run))
-    summary = QuerySummary(locale, n, seed)
+    summary = QuerySummary(locale, shard.quota(n), seed)
     fake = Faker(locale)
-    ids = [query_id(locale, seed, i) for i in range(n)]
-    with RecordTable(paths.queries) as table:
+    ids = {i: query_id(locale, seed, i) for i in range(n) if shard.owns(i)}
+    with RecordTable(paths.queries, shard=shard) as table:
         done = table.ids()
-        todo = [i for i, record_id in enumerate(ids) if record_id not in done]
-        summary.already_done = n - len(todo)
+        todo = [i for i, record_id in ids.items() if record_id not in done]
+        summary.already_done = len(ids) - len(todo)
         summary.written = len(todo)
-        with progress("queries", n, done=summary.already_done) as bar:
+        with progress("queries", len(ids), done=summary.already_done) as bar:
             for start in range(0, len(todo), BATCH):
                 batch = [
                     _query(config, chosen[i], fake, makers, ids[i], seed, locale)
@@ -226,12 +228,12 @@ def generate_queries(
                 ]
                 table.extend(batch)
                 bar.advance(len(batch))
-        wanted = set(ids)
+        wanted = set(ids.values())
         for record in table.read():
             if record.id in wanted:
                 summary.label_counts.update(span.label for span in record.spans)
                 summary.negatives += not record.spans
-    write_json_atomic(paths.manifest("queries"), _manifest(summary))
+    write_json_atomic(paths.manifest("queries", shard), _manifest(summary))
     return summary
 
 

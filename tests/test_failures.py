@@ -1,0 +1,150 @@
+"""Damaged or unwritable run folders and wrong option values, as a user meets them: one
+line on stderr that names the file and says what to do, exit status 1 for damaged state
+and I/O, 2 for usage; nothing half-written, no valid record lost."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from fakes import ScriptedBackend
+from label_fakes import documents, keyword_reply
+
+from gen.cli import main
+from gen.core.journal import BAD_LINES, JOURNAL
+from gen.core.packs import default_prompts_dir
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from scraping.queries.generate import generate_queries
+from tests.test_generate import unique_reply
+
+
+@pytest.fixture
+def fake_backends(monkeypatch: pytest.MonkeyPatch) -> list[ScriptedBackend]:
+    """`gen documents` and `gen label` get scripted backends; the list holds those made."""
+    made: list[ScriptedBackend] = []
+    for command, reply in (("documents", unique_reply), ("label", keyword_reply)):
+
+        def make(options: object, reply=reply) -> ScriptedBackend:
+            made.append(ScriptedBackend(reply))
+            return made[-1]
+
+        monkeypatch.setattr(importlib.import_module(f"gen.cli.{command}"), "make_backend", make)
+    return made
+
+
+def gen(*args: str) -> Result:
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
+def one_error_line(result: Result, status: int) -> str:
+    assert result.exit_code == status, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()  # progress lines may come first
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert errors == lines[-1:], lines
+    return errors[0]
+
+
+def block(folder: Path) -> None:
+    """Make `folder` impossible to create or write into: read-only for a normal user; root
+    writes anywhere, so for root a plain file takes the folder's place."""
+    if os.geteuid() == 0:
+        folder.write_text("not a folder")
+    else:
+        folder.mkdir()
+        folder.chmod(0o555)
+
+
+def labeled_run(tmp_path: Path) -> RunPaths:
+    run = RunPaths(tmp_path)
+    with RecordTable(run.documents) as table:
+        table.extend(documents())
+    return run
+
+
+@pytest.mark.parametrize("command", ["documents", "label", "inspect"])
+def test_a_truncated_parquet_file_is_named(tmp_path: Path, fake_backends, command: str) -> None:
+    run = labeled_run(tmp_path)
+    (part,) = RecordTable(run.documents).part_paths()
+    part.write_bytes(part.read_bytes()[:300])
+    line = one_error_line(gen(command, "--run", tmp_path), 1)
+    assert f"{part} is not a readable Parquet file" in line and "move it out" in line
+
+
+def test_garbage_bytes_in_a_parquet_file_are_named(tmp_path: Path, fake_backends) -> None:
+    run = labeled_run(tmp_path)
+    (part,) = RecordTable(run.documents).part_paths()
+    part.write_bytes(b"PAR1 this is not Parquet at all " * 20)
+    line = one_error_line(gen("label", "--run", tmp_path), 1)
+    assert f"{part} is not a readable Parquet file" in line
+
+
+def test_a_damaged_journal_line_costs_only_that_line(tmp_path: Path, fake_backends) -> None:
+    result = gen("documents", "--run", tmp_path, "--n", "4", "--category", "health")
+    assert result.exit_code == 0, result.output
+    # As if a crash left the journal behind, and something then damaged its second line.
+    table = RecordTable(tmp_path / "documents")
+    rows = [json.dumps(record.to_row()).encode() for record in table.read()]
+    for part in table.part_paths():
+        part.unlink()
+    journal = tmp_path / "documents" / JOURNAL
+    journal.write_bytes(b"\n".join([rows[0], b"\xff\xfe\x00garbage", *rows[1:]]) + b"\n")
+
+    result = gen("documents", "--run", tmp_path, "--n", "4", "--category", "health")
+    assert result.exit_code == 0, result.output
+    assert "4/4 documents" in result.output and "(0 new" in result.output
+    assert fake_backends[-1].requests == []  # nothing made again
+    assert "1 damaged line(s) skipped (not UTF-8)" in result.stderr
+    assert (tmp_path / "documents" / BAD_LINES).read_bytes() == b"\xff\xfe\x00garbage\n"
+
+
+def test_a_garbage_manifest_is_named(tmp_path: Path, fake_backends) -> None:
+    manifest = RunPaths(tmp_path).manifest("documents")
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"plans": {"en-health', encoding="utf-8")
+    line = one_error_line(gen("documents", "--run", tmp_path, "--n", "1"), 1)
+    assert f"{manifest} is not valid JSON" in line and "move it away" in line
+    assert len(RecordTable(tmp_path / "documents")) == 1  # the document itself was kept
+
+
+def test_a_garbage_export_manifest_is_named_by_stats(tmp_path: Path) -> None:
+    generate_queries(tmp_path, locale="en_US", n=20, seed=0, prompts_dir=default_prompts_dir())
+    manifest = tmp_path / "export" / "jsonl" / "manifest.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text("[1, 2]", encoding="utf-8")
+    line = one_error_line(gen("stats", "--run", tmp_path), 1)
+    assert f"{manifest} is a JSON list, not an object" in line
+
+
+def test_an_unwritable_stats_folder_is_named(tmp_path: Path) -> None:
+    generate_queries(tmp_path, locale="en_US", n=20, seed=0, prompts_dir=default_prompts_dir())
+    block(tmp_path / "stats")
+    line = one_error_line(gen("stats", "--run", tmp_path), 1)
+    assert f"cannot write {tmp_path / 'stats'}" in line and "writable" in line
+
+
+def test_label_on_an_unwritable_run_names_the_real_problem(tmp_path: Path, fake_backends) -> None:
+    labeled_run(tmp_path)
+    block(tmp_path / "labeled")
+    block(tmp_path / "manifests")  # a failed manifest must not hide the first error
+    line = one_error_line(gen("label", "--run", tmp_path), 1)
+    assert f"cannot write {tmp_path / 'labeled'}" in line and "manifests" not in line
+
+
+def test_a_model_folder_for_llama_cpp_says_what_was_expected(tmp_path: Path) -> None:
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "weights-q4.gguf").write_bytes(b"")
+    result = gen("documents", "--run", tmp_path, "--model", tmp_path / "model", "--n", "1")
+    line = one_error_line(result, 2)
+    assert "is a folder; llama.cpp expects a .gguf file (this folder has weights-q4.gguf)" in line
+
+
+def test_an_unknown_doc_type_in_every_category_is_named(tmp_path: Path) -> None:
+    line = one_error_line(gen("plan", "--doc-type", "Horoscope", "--category", "all"), 2)
+    assert "unknown document type 'Horoscope' in any category" in line
+    assert "health" not in line.split("expected one of")[0]
