@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -11,11 +12,12 @@ from click.testing import CliRunner
 
 from gen.cli import main
 from gen.core.errors import UsageError
+from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span
-from gen.core.store import read_records, write_records
+from gen.core.store import write_records
+from gen.evaluate.inputs import DocumentPair, pair_records
 from gen.evaluate.report import render_text
 from gen.evaluate.run import (
-    DocumentPair,
     collapse,
     confusion_matrix,
     count_labels,
@@ -23,7 +25,6 @@ from gen.evaluate.run import (
     evaluate,
     evaluate_files,
     group_pairs,
-    pair_records,
     token_label_sets,
 )
 from gen.evaluate.scores import Counts
@@ -181,7 +182,7 @@ def test_pairing_rejects_span_outside_text() -> None:
 
 
 def test_group_by_source_keeps_only_that_source() -> None:
-    pairs = pair_records(read_records(GOLD), read_records(PRED))
+    pairs = pair_records(read_record_file(GOLD), read_record_file(PRED))
     groups = group_pairs(pairs, "source")
     assert list(groups) == ["all", "llm_censor", "llm_sentences"]
     assert all(s.source == "llm_censor" for pair in groups["llm_censor"] for s in pair.pred)
@@ -220,7 +221,7 @@ def test_fixture_pair_all_schemes_and_text_table() -> None:
 
 def test_cli_json_reads_parquet_and_jsonl(tmp_path: Path) -> None:
     gold_parquet = tmp_path / "gold.parquet"
-    write_records(gold_parquet, read_records(GOLD))
+    write_records(gold_parquet, read_record_file(GOLD))
     result = CliRunner().invoke(
         main, ["eval", str(gold_parquet), str(PRED), "--by", "source", "--format", "json"]
     )
@@ -242,7 +243,7 @@ def test_cli_table_output() -> None:
 def test_cli_mismatched_texts_exit_2_naming_ids(tmp_path: Path) -> None:
     changed = [
         Record.from_row({**r.to_row(), "text": r.text + "!"}) if r.id == "b" else r
-        for r in read_records(PRED)
+        for r in read_record_file(PRED)
     ]
     pred = tmp_path / "pred.parquet"
     write_records(pred, changed)
@@ -257,4 +258,76 @@ def test_cli_garbage_file_exit_2(tmp_path: Path) -> None:
     garbage.write_text('{"id": "a", "text": "x"\n', encoding="utf-8")
     result = CliRunner().invoke(main, ["eval", str(GOLD), str(garbage)])
     assert result.exit_code == 2
-    assert f"cannot read PRED file {garbage}" in result.stderr
+    assert f"PRED file {garbage} line 1: not JSON" in result.stderr
+
+
+GOOD = {"id": "a", "text": "Mario has asthma.", "spans": [{"start": 10, "end": 16, "label": "h"}]}
+
+
+def write_jsonl(path: Path, row: dict, prefix: bytes = b"") -> Path:
+    path.write_bytes(prefix + (json.dumps(row) + "\n").encode())
+    return path
+
+
+def run_eval(gold: Path, pred: Path):
+    result = CliRunner().invoke(main, ["eval", str(gold), str(pred)])
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.mark.parametrize(
+    ("pred_row", "message"),
+    [
+        (
+            {**GOOD, "spans": [{"start": 10.7, "end": 16, "label": "h"}]},
+            r"line 1: spans\.0\.start: expected an integer, got float 10\.7",
+        ),
+        (
+            {"id": "a", "text": GOOD["text"], "span": GOOD["spans"]},
+            r"line 1: span: unknown key \(expected some of id, text, .*spans",
+        ),
+        (
+            {**GOOD, "spans": [{"start": 10, "end": 10, "label": "h"}]},
+            r"record a: span 10-10 \(h\) is empty",
+        ),
+        (
+            {
+                **GOOD,
+                "spans": [
+                    {"start": 6, "end": 16, "label": "h"},
+                    {"start": 10, "end": 17, "label": "h"},
+                ],
+            },
+            r"record a: pred spans 6-16 \(h\) and 10-17 \(h\) overlap",
+        ),
+    ],
+)
+def test_pred_file_problems_name_the_file_line_and_key(
+    tmp_path: Path, pred_row: dict, message: str
+) -> None:
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOOD)
+    pred = write_jsonl(tmp_path / "pred.jsonl", pred_row)
+    result = run_eval(gold, pred)
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: PRED file {pred}")
+    assert re.search(message, line) and "outside the text" not in line
+
+
+def test_gold_file_problems_say_gold(tmp_path: Path) -> None:
+    overlapping = [{"start": 0, "end": 9, "label": "h"}, {"start": 6, "end": 16, "label": "h"}]
+    gold = write_jsonl(tmp_path / "gold.jsonl", {**GOOD, "spans": overlapping})
+    pred = write_jsonl(tmp_path / "pred.jsonl", GOOD)
+    result = run_eval(gold, pred)
+    assert result.exit_code == 2
+    assert re.search(
+        rf"GOLD file {gold} line 1: record a: gold spans 0-9 .* overlap", result.stderr
+    )
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOOD, prefix="\ufeff".encode())
+    pred = write_jsonl(tmp_path / "pred.jsonl", GOOD, prefix="\ufeff".encode())
+    result = run_eval(gold, pred)
+    assert result.exit_code == 0, result.output
+    assert "Entities (SemEval-2013 schemes)" in result.stdout

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from gen.cli import main
 from gen.core.errors import UsageError
+from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, read_records
+from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.dataset.splits import parse_ratios
 from gen.export.formats.conll import read_conll
@@ -141,7 +142,7 @@ def test_jsonl_round_trips_the_records(run):
     folder = RunPaths(run).export / "jsonl"
     dataset = _dataset(run)
     for name in ("train", "dev", "test"):
-        for record in read_records(folder / f"{name}.jsonl"):
+        for record in read_record_file(folder / f"{name}.jsonl"):
             assert record == dataset[record.id]
 
 

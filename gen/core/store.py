@@ -329,25 +329,6 @@ def _first_of_each_id(table: pa.Table) -> pa.Table:
     return table.filter(pa.array(keep))
 
 
-def read_records(path: Path) -> list[Record]:
-    """Records from a table folder, a Parquet file or a JSONL file."""
-    path = Path(path)
-    if path.is_dir():
-        return RecordTable(path).read()
-    if path.suffix == ".jsonl":
-        with open(path, encoding="utf-8") as handle:
-            return [
-                Record.from_row(_jsonl_row(json.loads(line))) for line in handle if line.strip()
-            ]
-    return [Record.from_row(row) for row in pq.read_table(path).to_pylist()]
-
-
-def _jsonl_row(row: dict[str, Any]) -> dict[str, Any]:
-    """Accept the short JSONL form of hand-written gold files (missing optional columns)."""
-    defaults = {"category": "", "doc_type": "", "language": "", "source": "gold"}
-    return {**defaults, **row}
-
-
 def write_records(path: Path, records: Iterable[Record]) -> None:
     """Write a whole table of records as one Parquet file, atomically."""
     write_table_atomic(Path(path), records_to_table(records))

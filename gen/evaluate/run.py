@@ -17,12 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import pyarrow as pa
 from nervaluate import Evaluator
 
-from gen.core.errors import GenError, UsageError
-from gen.core.records import Record, Span, check_spans
-from gen.core.store import read_records
+from gen.core.errors import UsageError
+from gen.core.records import Record, Span
+from gen.evaluate.inputs import DocumentPair, pair_records, read_gold_and_pred
 from gen.evaluate.scores import Counts, Scores, ScoreTable, score_table
 from gen.text.words import word_spans
 
@@ -43,17 +42,6 @@ GROUPINGS: tuple[Grouping, ...] = ("label", "category", "source")
 
 #: Group holding every document, present whatever the grouping.
 ALL = "all"
-
-
-@dataclass(frozen=True)
-class DocumentPair:
-    """One text with its gold and its predicted spans."""
-
-    id: str
-    text: str
-    category: str
-    gold: tuple[Span, ...]
-    pred: tuple[Span, ...]
 
 
 @dataclass(frozen=True)
@@ -109,73 +97,6 @@ class Evaluation:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# -- reading and pairing ----------------------------------------------------------------
-
-
-def load_records(path: Path, role: str) -> list[Record]:
-    """Records of a gold or predicted file, or one UsageError naming the file."""
-    path = Path(path)
-    expected = "a Parquet or JSONL file (or record table folder) of records with id, text, spans"
-    if not path.exists():
-        raise UsageError(f"{role} file {path} not found; expected {expected}")
-    try:
-        return read_records(path)
-    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
-        detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise UsageError(
-            f"cannot read {role} file {path}: expected {expected} ({detail})"
-        ) from None
-
-
-def _id_list(ids: Iterable[str], limit: int = 10) -> str:
-    ordered = sorted(ids)
-    shown = ", ".join(ordered[:limit])
-    return shown + (f" and {len(ordered) - limit} more" if len(ordered) > limit else "")
-
-
-def _by_id(records: Sequence[Record], role: str) -> dict[str, Record]:
-    counts = Counter(record.id for record in records)
-    duplicates = [record_id for record_id, n in counts.items() if n > 1]
-    if duplicates:
-        raise UsageError(f"{role} has duplicate ids: {_id_list(duplicates)}")
-    return {record.id: record for record in records}
-
-
-def pair_records(gold: Sequence[Record], pred: Sequence[Record]) -> list[DocumentPair]:
-    """Match records by id; both sides must hold the same ids and the same texts."""
-    gold_by_id = _by_id(gold, "GOLD")
-    pred_by_id = _by_id(pred, "PRED")
-    missing = gold_by_id.keys() - pred_by_id.keys()
-    if missing:
-        raise UsageError(f"{len(missing)} GOLD ids are missing from PRED: {_id_list(missing)}")
-    extra = pred_by_id.keys() - gold_by_id.keys()
-    if extra:
-        raise UsageError(f"{len(extra)} PRED ids are not in GOLD: {_id_list(extra)}")
-    differing = [i for i, record in gold_by_id.items() if record.text != pred_by_id[i].text]
-    if differing:
-        raise UsageError(
-            f"texts differ between GOLD and PRED for {len(differing)} ids: {_id_list(differing)}"
-        )
-    pairs = []
-    for record_id, record in gold_by_id.items():
-        predicted = pred_by_id[record_id]
-        for role, spans in (("GOLD", record.spans), ("PRED", predicted.spans)):
-            try:
-                check_spans(record.text, spans, record_id=record_id)
-            except GenError as exc:
-                raise UsageError(f"{role}: {exc}") from None
-        pairs.append(
-            DocumentPair(
-                id=record_id,
-                text=record.text,
-                category=record.category,
-                gold=tuple(record.spans),
-                pred=tuple(predicted.spans),
-            )
-        )
-    return pairs
 
 
 # -- counting ---------------------------------------------------------------------------
@@ -373,6 +294,5 @@ def evaluate_files(
     by: Grouping = "label",
     negative: Sequence[str] = NEGATIVE_LABELS,
 ) -> Evaluation:
-    return evaluate(
-        load_records(gold_path, "GOLD"), load_records(pred_path, "PRED"), by=by, negative=negative
-    )
+    gold, pred = read_gold_and_pred(gold_path, pred_path)
+    return evaluate(gold, pred, by=by, negative=negative)

@@ -1,0 +1,84 @@
+"""The gold and predicted records `gen eval` compares, read and paired with one clear
+message for anything that does not fit: which file (GOLD or PRED), which line or
+record, and what was expected."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gen.core.errors import GenError, UsageError
+from gen.core.record_files import read_record_file
+from gen.core.records import Record, Span, check_spans
+
+#: Source of predicted spans that name none (so `--by source` never calls them gold).
+PRED_SOURCE = "pred"
+
+
+@dataclass(frozen=True)
+class DocumentPair:
+    """One text with its gold and its predicted spans."""
+
+    id: str
+    text: str
+    category: str
+    gold: tuple[Span, ...]
+    pred: tuple[Span, ...]
+
+
+def read_gold_and_pred(gold_path: Path, pred_path: Path) -> tuple[list[Record], list[Record]]:
+    """Both files' records; every row validated, messages naming GOLD or PRED and the file."""
+    gold = read_record_file(gold_path, "GOLD file")
+    pred = read_record_file(pred_path, "PRED file", span_source=PRED_SOURCE)
+    return gold, pred
+
+
+def _id_list(ids: Iterable[str], limit: int = 10) -> str:
+    ordered = sorted(ids)
+    shown = ", ".join(ordered[:limit])
+    return shown + (f" and {len(ordered) - limit} more" if len(ordered) > limit else "")
+
+
+def _by_id(records: Sequence[Record], role: str) -> dict[str, Record]:
+    counts = Counter(record.id for record in records)
+    duplicates = [record_id for record_id, n in counts.items() if n > 1]
+    if duplicates:
+        raise UsageError(f"{role} has duplicate ids: {_id_list(duplicates)}")
+    return {record.id: record for record in records}
+
+
+def pair_records(gold: Sequence[Record], pred: Sequence[Record]) -> list[DocumentPair]:
+    """Match records by id; both sides must hold the same ids, the same texts and valid spans."""
+    gold_by_id = _by_id(gold, "GOLD")
+    pred_by_id = _by_id(pred, "PRED")
+    missing = gold_by_id.keys() - pred_by_id.keys()
+    if missing:
+        raise UsageError(f"{len(missing)} GOLD ids are missing from PRED: {_id_list(missing)}")
+    extra = pred_by_id.keys() - gold_by_id.keys()
+    if extra:
+        raise UsageError(f"{len(extra)} PRED ids are not in GOLD: {_id_list(extra)}")
+    differing = [i for i, record in gold_by_id.items() if record.text != pred_by_id[i].text]
+    if differing:
+        raise UsageError(
+            f"texts differ between GOLD and PRED for {len(differing)} ids: {_id_list(differing)}"
+        )
+    pairs = []
+    for record_id, record in gold_by_id.items():
+        predicted = pred_by_id[record_id]
+        for role, spans in (("GOLD", record.spans), ("PRED", predicted.spans)):
+            try:
+                check_spans(record.text, spans, record_id=record_id)
+            except GenError as exc:
+                raise UsageError(f"{role}: {exc}") from None
+        pairs.append(
+            DocumentPair(
+                id=record_id,
+                text=record.text,
+                category=record.category,
+                gold=tuple(record.spans),
+                pred=tuple(predicted.spans),
+            )
+        )
+    return pairs
