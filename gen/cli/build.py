@@ -70,14 +70,14 @@ def _names(value: str) -> tuple[str, ...]:
     type=float,
     default=0.9,
     show_default=True,
-    help="Similarity above which a text is removed as a near-duplicate.",
+    help="Similarity in (0, 1] above which a text is removed as a near-duplicate.",
 )
 @click.option(
     "--group-threshold",
     type=float,
     default=0.5,
     show_default=True,
-    help="Similarity above which texts must stay in the same split.",
+    help="Similarity in (0, 1] above which texts must stay in the same split.",
 )
 def build(run_dir: Path, seed: int, sources: str, **options: object) -> None:
     """Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries."""

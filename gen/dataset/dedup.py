@@ -7,6 +7,7 @@ one split and a test set never holds a paraphrase of a training document.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -16,6 +17,8 @@ if TYPE_CHECKING:  # datasketch pulls in scipy: imported where used, not at CLI 
     from datasketch import MinHash, MinHashLSH
 
 NUM_PERM = 128
+#: Chance that a pair exactly at the threshold is found when datasketch picks no bands.
+CANDIDATE_RECALL = 0.99
 SHINGLE_WORDS = 3
 _WORD = re.compile(r"\w+")
 
@@ -51,10 +54,40 @@ def exact_duplicates(texts: Sequence[str]) -> dict[int, int]:
     return duplicates
 
 
+@functools.lru_cache
+def lsh_bands(threshold: float) -> tuple[int, int]:
+    """(bands, rows) of the LSH index for `threshold`: datasketch's optimal choice, or
+    where that has fewer than 2 bands, which datasketch refuses (0.99 and up with 128
+    permutations), the longest bands (fewest false candidates) that still make a pair at
+    the threshold a candidate with probability >= 0.99: candidates are confirmed by
+    their estimated similarity anyway, so a miss costs more than a false candidate."""
+    from datasketch import MinHashLSH
+
+    try:
+        lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+        return lsh.b, lsh.r
+    except ValueError:
+        pass
+    for rows in range(NUM_PERM // 2, 0, -1):
+        bands = NUM_PERM // rows
+        if 1 - (1 - threshold**rows) ** bands >= CANDIDATE_RECALL:
+            return bands, rows
+    return NUM_PERM, 1
+
+
 def _lsh(threshold: float) -> MinHashLSH:
     from datasketch import MinHashLSH
 
-    return MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+    return MinHashLSH(threshold=threshold, num_perm=NUM_PERM, params=lsh_bands(threshold))
+
+
+def _matches(
+    lsh: MinHashLSH, hashes: Sequence[MinHash], minhash: MinHash, threshold: float
+) -> list[int]:
+    """LSH candidates confirmed by their estimated similarity (LSH alone lets some through)."""
+    return [
+        int(key) for key in lsh.query(minhash) if minhash.jaccard(hashes[int(key)]) >= threshold
+    ]
 
 
 def near_duplicates(
@@ -66,9 +99,7 @@ def near_duplicates(
     for index, minhash in enumerate(hashes):
         if index in skip:
             continue
-        matches = [
-            int(m) for m in lsh.query(minhash) if minhash.jaccard(hashes[int(m)]) >= threshold
-        ]
+        matches = _matches(lsh, hashes, minhash, threshold)
         if matches:
             duplicates[index] = min(matches)
         else:
@@ -81,19 +112,6 @@ def similar_pairs(hashes: Sequence[MinHash], threshold: float) -> list[tuple[int
     lsh = _lsh(threshold)
     pairs = []
     for index, minhash in enumerate(hashes):
-        pairs.extend(
-            (int(m), index)
-            for m in lsh.query(minhash)
-            if minhash.jaccard(hashes[int(m)]) >= threshold
-        )
+        pairs.extend((match, index) for match in _matches(lsh, hashes, minhash, threshold))
         lsh.insert(str(index), minhash)
     return pairs
-
-
-def _matches(
-    lsh: MinHashLSH, hashes: Sequence[MinHash], minhash: MinHash, threshold: float
-) -> list[int]:
-    """LSH candidates confirmed by their estimated similarity (LSH alone lets some through)."""
-    return [
-        int(key) for key in lsh.query(minhash) if minhash.jaccard(hashes[int(key)]) >= threshold
-    ]

@@ -1,0 +1,64 @@
+"""Near-duplicate thresholds: every value of the documented range (0, 1] works."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from build_fixtures import make_run
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.dataset.dedup import minhashes, near_duplicates, similar_pairs
+
+WORDS = [f"word{i}" for i in range(300)]
+
+
+#: The range's ends, steps of 0.1, and closely around where datasketch's own choice of
+#: bands fails (0.99 and up).
+THRESHOLDS = [0.01, 0.05, *(i / 10 for i in range(1, 10)), 0.95, 0.97, 0.98, 0.985, 0.99]
+THRESHOLDS += [0.991, 0.995, 0.999, 1.0]
+
+
+@pytest.fixture(scope="module")
+def hashes() -> list:
+    """A long text, a copy with its last word changed (similarity ~0.998), the same text
+    again, and an unrelated one."""
+    rng = random.Random(4)
+    base = [rng.choice(WORDS) for _ in range(1000)]
+    other = [rng.choice(WORDS) for _ in range(1000)]
+    texts = [" ".join(base), " ".join([*base[:-1], "x"]), " ".join(base), " ".join(other)]
+    return minhashes(texts)
+
+
+@pytest.mark.parametrize("threshold", THRESHOLDS)
+def test_thresholds_find_copies_and_keep_unrelated_texts(hashes: list, threshold: float) -> None:
+    duplicates = near_duplicates(hashes, threshold)
+    assert duplicates[2] == 0  # an identical text at every threshold
+    # the one-word edit, as far as its estimated similarity (0.992) reaches
+    assert (1 in duplicates) == (threshold <= hashes[0].jaccard(hashes[1]))
+    assert (0, 2) in similar_pairs(hashes, threshold)
+    if threshold >= 0.5:
+        assert 3 not in duplicates
+
+
+def test_cli_build_at_the_top_of_the_range(tmp_path: Path) -> None:
+    make_run(tmp_path)
+    for threshold in ("0.99", "1.0"):
+        result = CliRunner().invoke(
+            main,
+            [
+                "build",
+                "--run",
+                str(tmp_path),
+                "--dedup-threshold",
+                threshold,
+                "--group-threshold",
+                threshold,
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        assert "removed records: exact_duplicate 1" in result.output
+    outside = CliRunner().invoke(main, ["build", "--run", str(tmp_path), "--dedup-threshold", "0"])
+    assert outside.exit_code == 2 and "dedup threshold must be in (0, 1]" in outside.output
