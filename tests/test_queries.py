@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -154,7 +155,7 @@ def _prompts_with(tmp_path: Path, yaml_text: str) -> Path:
         ),
         (
             "language: it\ntemplates:\n  - {kind: form, text: 'Nome: {PERSON}'}\n",
-            r"needs templates without placeholders",
+            r"needs templates without identifier placeholders",
         ),
         (
             "language: it\ntemplates:\n  - {kind: form, text: x, txt: y}\n",
@@ -185,3 +186,51 @@ def test_cli_rejects_bad_options(tmp_path: Path) -> None:
     assert result.exit_code == 2
     result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--locale", "fr_FR"])
     assert result.exit_code == 2 and "unsupported locale 'fr_FR'" in result.output
+
+
+def test_query_negatives_survive_the_build(tmp_path: Path) -> None:
+    """Negatives vary (templates x fillers), so dedup keeps the share `gen queries` promised."""
+    runner = CliRunner()
+    made = runner.invoke(main, ["queries", "--run", str(tmp_path), "--n", "3000"])
+    assert made.exit_code == 0, made.output
+    assert re.search(r"^\(no identifier\)\s+300\s+queries$", made.output, re.MULTILINE)
+    built = runner.invoke(main, ["build", "--run", str(tmp_path)])
+    assert built.exit_code == 0, built.output
+    found = re.search(
+        r"^queries: (\d+) kept, (\d+) without any span \((\d+\.\d)%\)$", built.output, re.M
+    )
+    assert found, built.output
+    kept, negatives, share = int(found[1]), int(found[2]), float(found[3])
+    assert kept > 2950 and abs(share - 10.0) <= 1.0
+    manifest = json.loads(RunPaths(tmp_path).manifest("build").read_text())
+    assert (manifest["queries"], manifest["queries_without_spans"]) == (kept, negatives)
+
+
+def test_fillers_make_words_without_spans(tmp_path: Path) -> None:
+    prompts = _prompts_with(
+        tmp_path,
+        "language: it\nfillers: {PRODUCT: [la stampante]}\ntemplates:\n"
+        "  - {kind: form, text: 'Nome: {PERSON}'}\n"
+        "  - {kind: form, text: 'Reso ({PRODUCT}) alle {TIME}: {AMOUNT}'}\n",
+    )
+    config = load_templates(prompts, "it_IT")
+    fake = Faker("it_IT")
+    fake.seed_instance(3)
+    text, spans, values = fill(config.templates[1], fake, config.makers("it_IT"))
+    assert spans == [] and values == []
+    assert re.fullmatch(r"Reso \(la stampante\) alle \d\d:\d\d: [\d.]+,\d\d €", text), text
+    assert config.templates[1].labels == [] and config.templates[0].labels == ["PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("fillers", "message"),
+    [("{PERSON: [x]}", r"fillers: .*other than the labels"), ("{PRODUCT: []}", "non-empty")],
+)
+def test_bad_fillers_are_named(tmp_path: Path, fillers: str, message: str) -> None:
+    prompts = _prompts_with(
+        tmp_path,
+        f"language: it\nfillers: {fillers}\nnegative_share: 0\n"
+        "templates:\n  - {kind: form, text: 'Nome: {PERSON}'}\n",
+    )
+    with pytest.raises(ConfigError, match=message):
+        load_templates(prompts, "it_IT")

@@ -91,6 +91,12 @@ def build(run_dir: Path, seed: int, sources: str, **options: object) -> None:
         f"({', '.join(f'{k} {v}' for k, v in sorted(report.by_source.items()))})"
     )
     click.echo(f"negatives: {report.negatives_used} of {report.negatives_available} available")
+    if report.queries:
+        share = report.queries_without_spans / report.queries
+        click.echo(
+            f"queries: {report.queries} kept, {report.queries_without_spans} without any span "
+            f"({share:.1%})"
+        )
     removed = ", ".join(f"{k} {v}" for k, v in sorted(report.removed.items())) or "none"
     click.echo(f"removed records: {removed}")
     dropped = ", ".join(f"{k} {v}" for k, v in sorted(report.spans_dropped.items())) or "none"

@@ -82,6 +82,9 @@ class BuildReport:
     by_source: dict[str, int] = field(default_factory=dict)
     negatives_available: int = 0
     negatives_used: int = 0
+    #: Queries kept, and how many of them carry no span (the query negatives).
+    queries: int = 0
+    queries_without_spans: int = 0
     #: Records removed, per reason (flagged, invalid_span, exact_duplicate, near_duplicate).
     removed: dict[str, int] = field(default_factory=dict)
     #: Spans dropped, per reason (source, scheme, overlap, cleaning).
@@ -248,11 +251,15 @@ def assemble(
     similar = similar_pairs([hashes[i] for i in final], options.group_threshold)
     dataset = assign_groups([candidates[i] for i in final], similar)
 
+    query_ids = {r.id for r in queries}
+    kept_queries = [r for r in dataset if r.id in query_ids]
     report = BuildReport(
         records=len(dataset),
         by_source=dict(Counter(r.source for r in dataset)),
         negatives_available=len(kept_negatives),
         negatives_used=len(chosen),
+        queries=len(kept_queries),
+        queries_without_spans=sum(not r.spans for r in kept_queries),
         removed=dict(Counter(r.meta["reason"] for r in rejected)),
         spans_dropped=dict(+dropped),  # unary + drops zero counts
         spans_kept=sum(len(r.spans) for r in dataset),

@@ -5,7 +5,9 @@ Templates live in `prompts/queries/<lang>.yaml`; `{LABEL}` placeholders are
 filled with Faker values and each value's offsets are recorded while the text
 is assembled, never searched for afterwards. Which template each query uses is
 planned up front so every label gets about the same number of spans, and a
-share of queries carry no identifier at all (negatives).
+share of queries carry no identifier at all (negatives). Filler placeholders
+(`{WEEKDAY}`, `{PRODUCT}`...) insert words that identify no one, so that queries of
+one template, negatives above all, differ enough to survive deduplication.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 import random
 import string
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from faker import Faker
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from gen.core.errors import UsageError
 from gen.core.progress import progress
@@ -25,8 +28,15 @@ from gen.core.records import Record, Span, check_spans
 from gen.core.runs import RunPaths
 from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable, write_json_atomic
-from gen.core.yamlio import StrictModel, load_model
-from scraping.queries.pii_values import LABELS, ValueMaker, value_makers
+from gen.core.yamlio import StrictModel, load_model, read_yaml
+from scraping.queries.pii_values import (
+    BUILTIN_FILLERS,
+    LABELS,
+    ValueMaker,
+    filler_makers,
+    locale_formats,
+    value_makers,
+)
 
 #: Queries disclose identifiers only, nothing of the sensitive categories.
 CATEGORY = "other"
@@ -37,7 +47,7 @@ Piece = tuple[str, str | None]
 
 
 def pieces(text: str) -> list[Piece]:
-    """`(literal, label or None)` pairs of a template, in order."""
+    """`(literal, placeholder or None)` pairs of a template, in order."""
     result = []
     try:
         parsed = list(string.Formatter().parse(text))
@@ -48,12 +58,16 @@ def pieces(text: str) -> list[Piece]:
     for literal, name, spec, conversion in parsed:
         if name is not None and (spec or conversion):
             raise ValueError(f"placeholder {{{name}}} takes no format or conversion")
-        if name is not None and name not in LABELS:
-            raise ValueError(
-                f"unknown placeholder {{{name}}}; allowed: " + ", ".join(f"{{{x}}}" for x in LABELS)
-            )
         result.append((literal, name))
     return result
+
+
+def check_placeholders(text: str, fillers: Sequence[str]) -> None:
+    """Every placeholder is a label (a span) or one of `fillers` (words without a span)."""
+    for _, name in pieces(text):
+        if name is not None and name not in LABELS and name not in fillers:
+            allowed = ", ".join(f"{{{x}}}" for x in (*LABELS, *fillers))
+            raise ValueError(f"unknown placeholder {{{name}}}; allowed: {allowed}")
 
 
 class QueryTemplate(StrictModel):
@@ -63,30 +77,54 @@ class QueryTemplate(StrictModel):
 
     @field_validator("text")
     @classmethod
-    def _known_placeholders(cls, value: str) -> str:
-        pieces(value)
+    def _known_placeholders(cls, value: str, info: ValidationInfo) -> str:
+        check_placeholders(value, (*BUILTIN_FILLERS, *(info.context or {}).get("fillers", ())))
         return value
 
     @property
     def labels(self) -> list[str]:
-        return [label for _, label in pieces(self.text) if label is not None]
+        """The identifier placeholders, each a span of the filled text."""
+        return [name for _, name in pieces(self.text) if name in LABELS]
 
 
 class QueryTemplates(StrictModel):
     """`prompts/queries/<lang>.yaml`."""
 
     language: str
-    #: Share of queries written from templates without placeholders.
+    #: Share of queries written from templates without identifier placeholders.
     negative_share: float = Field(0.1, ge=0, lt=1)
+    #: Filler placeholders of this language (e.g. PRODUCT) and the words they take.
+    fillers: dict[str, list[str]] = Field(default_factory=dict)
     templates: list[QueryTemplate] = Field(min_length=1)
+
+    @field_validator("fillers")
+    @classmethod
+    def _filler_names(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for name, words in value.items():
+            if not name.isupper() or name in LABELS or name in BUILTIN_FILLERS:
+                raise ValueError(
+                    f"filler {name!r} must be an uppercase name other than the labels and the "
+                    f"built-in fillers ({', '.join(BUILTIN_FILLERS)})"
+                )
+            if not words or not all(word.strip() for word in words):
+                raise ValueError(f"filler {name} needs a list of non-empty words")
+        return value
 
     @model_validator(mode="after")
     def _both_kinds_present(self) -> QueryTemplates:
         if not any(t.labels for t in self.templates):
             raise ValueError("no template has a {LABEL} placeholder")
         if self.negative_share > 0 and all(t.labels for t in self.templates):
-            raise ValueError("negative_share > 0 needs templates without placeholders")
+            raise ValueError("negative_share > 0 needs templates without identifier placeholders")
         return self
+
+    def makers(self, locale: str) -> dict[str, ValueMaker]:
+        """A value maker for every placeholder: labels, built-in and declared fillers."""
+        declared = {
+            name: (lambda fake, words=tuple(words): fake.random.choice(words))
+            for name, words in self.fillers.items()
+        }
+        return {**value_makers(locale), **filler_makers(locale), **declared}
 
 
 def config_path(prompts_dir: Path, locale: str) -> Path:
@@ -97,7 +135,10 @@ def load_templates(prompts_dir: Path, locale: str) -> QueryTemplates:
     path = config_path(prompts_dir, locale)
     if not path.exists():
         raise UsageError(f"{path}: no query templates for locale {locale!r}")
-    return load_model(path, QueryTemplates)
+    raw = read_yaml(path)
+    declared = raw.get("fillers") if isinstance(raw, dict) else None
+    fillers = tuple(map(str, declared)) if isinstance(declared, dict) else ()
+    return load_model(path, QueryTemplates, fillers=fillers)
 
 
 def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
@@ -141,19 +182,21 @@ def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
 def fill(
     template: QueryTemplate, fake: Faker, makers: dict[str, ValueMaker]
 ) -> tuple[str, list[Span], list[str]]:
-    """The filled text, its spans and the values, offsets taken while writing."""
+    """The filled text, its spans and the identifier values, offsets taken while writing;
+    `makers` has a maker for every placeholder (fillers make text without a span)."""
     parts: list[str] = []
     spans: list[Span] = []
     values: list[str] = []
     position = 0
-    for literal, label in pieces(template.text):
+    for literal, name in pieces(template.text):
         parts.append(literal)
         position += len(literal)
-        if label is None:
+        if name is None:
             continue
-        value = " ".join(makers[label](fake).split())
-        spans.append(Span(position, position + len(value), label, source="faker"))
-        values.append(value)
+        value = " ".join(makers[name](fake).split())
+        if name in LABELS:
+            spans.append(Span(position, position + len(value), name, source="faker"))
+            values.append(value)
         parts.append(value)
         position += len(value)
     return "".join(parts), spans, values
@@ -208,8 +251,9 @@ def generate_queries(
     kept, not redone."""
     if n < 1:
         raise UsageError(f"--n must be at least 1, got {n}")
-    makers = value_makers(locale)
+    locale_formats(locale)  # an unsupported locale is named before any file is read
     config = load_templates(prompts_dir, locale)
+    makers = config.makers(locale)
     chosen = plan(config, n, seed)
     paths = RunPaths(Path(run))
     summary = QuerySummary(locale, shard.quota(n), seed)

@@ -31,6 +31,11 @@ LABELS = (
     "IP_ADDRESS",
 )
 
+#: Words that identify no one, drawn for the locale: they make each query, negatives
+#: above all, differ from the others made from its template. Word lists (weekdays,
+#: products...) are language data: the `fillers` of prompts/queries/<lang>.yaml.
+BUILTIN_FILLERS = ("TIME", "NUMBER", "AMOUNT")
+
 ValueMaker = Callable[[Faker], str]
 
 #: Letters a Medicare Beneficiary Identifier never uses.
@@ -75,6 +80,10 @@ def _nhs_number(fake: Faker) -> str:
         return f"{number[:3]} {number[3:6]} {number[6:]}"
 
 
+def _pricetag(fake: Faker) -> str:
+    return fake.pricetag()
+
+
 @dataclass(frozen=True)
 class LocaleFormats:
     """What the country-specific labels mean in one locale."""
@@ -83,25 +92,51 @@ class LocaleFormats:
     tax_id: ValueMaker
     health_insurance_id: ValueMaker
     date_format: str
+    #: A price in the local currency.
+    amount: ValueMaker
 
 
 LOCALES: dict[str, LocaleFormats] = {
     # Carta d'identità elettronica, codice fiscale, tessera sanitaria.
-    "it_IT": LocaleFormats(_carta_identita, lambda f: f.ssn(), _tessera_sanitaria, "%d/%m/%Y"),
+    "it_IT": LocaleFormats(
+        _carta_identita, lambda f: f.ssn(), _tessera_sanitaria, "%d/%m/%Y", _pricetag
+    ),
     # Social Security number, ITIN, Medicare Beneficiary Identifier.
-    "en_US": LocaleFormats(lambda f: f.ssn(), lambda f: f.itin(), _medicare_mbi, "%m/%d/%Y"),
+    "en_US": LocaleFormats(
+        lambda f: f.ssn(), lambda f: f.itin(), _medicare_mbi, "%m/%d/%Y", _pricetag
+    ),
     # National Insurance number, Unique Taxpayer Reference, NHS number.
     "en_GB": LocaleFormats(
-        lambda f: f.ssn(), lambda f: f.numerify("##########"), _nhs_number, "%d/%m/%Y"
+        lambda f: f.ssn(),
+        lambda f: f.numerify("##########"),
+        _nhs_number,
+        "%d/%m/%Y",
+        lambda f: "£" + _pricetag(f).removeprefix("$"),
     ),
 }
 
 
-def value_makers(locale: str) -> dict[str, ValueMaker]:
-    """One value maker per label for `locale`."""
+def locale_formats(locale: str) -> LocaleFormats:
+    """What the country-specific labels mean in `locale`; a UsageError if it is unsupported."""
     formats = LOCALES.get(locale)
     if formats is None:
         raise UsageError(f"unsupported locale {locale!r}; supported: {', '.join(LOCALES)}")
+    return formats
+
+
+def filler_makers(locale: str) -> dict[str, ValueMaker]:
+    """One maker per built-in filler for `locale`. Only the seeded random source is used
+    (Faker's date fillers depend on today's date), so a query is the same whenever made."""
+    return {
+        "TIME": lambda f: f"{f.random.randint(0, 23):02d}:{f.random.randint(0, 59):02d}",
+        "NUMBER": lambda f: str(f.random_int(2, 30)),
+        "AMOUNT": locale_formats(locale).amount,
+    }
+
+
+def value_makers(locale: str) -> dict[str, ValueMaker]:
+    """One value maker per label for `locale`."""
+    formats = locale_formats(locale)
 
     def date_of_birth(fake: Faker) -> str:
         return fake.date_of_birth(minimum_age=18, maximum_age=90).strftime(formats.date_format)
