@@ -216,13 +216,30 @@ def test_adjacent_tags_of_different_labels_split_at_punctuation() -> None:
     assert all(span.quality == "fuzzy" and span.score <= 0.5 for span in alignment.spans)
 
 
-def test_repeated_tag_separated_by_space_is_one_span() -> None:
+def test_repeated_tag_gives_one_span_per_tag_split_at_punctuation() -> None:
     original = "Notes: diabetes since 2010, asthma as a child. End of notes."
     censored = "Notes: [HEALTH_DATA] [HEALTH_DATA]. End of notes."
 
     assert labeled(original, align_censored(original, censored, EN_TAGS)) == [
-        ("health", "diabetes since 2010, asthma as a child")
+        ("health", "diabetes since 2010"),
+        ("health", "asthma as a child"),
     ]
+
+
+def test_two_censored_sentences_give_two_adjacent_spans() -> None:
+    original = (
+        "Report of 4 May. He votes for the Green Party. He campaigns against nuclear power. "
+        "Next meeting in June."
+    )
+    censored = "Report of 4 May. [POLITICAL_OPINION] [POLITICAL_OPINION] Next meeting in June."
+
+    alignment = align_document(original, censored, EN_TAGS)
+
+    assert labeled(original, alignment) == [
+        ("politic", "He votes for the Green Party"),
+        ("politic", "He campaigns against nuclear power"),
+    ]
+    assert not alignment.flagged
 
 
 def test_tags_at_the_very_start_and_end() -> None:
@@ -341,12 +358,14 @@ def test_tag_key_ignores_case_spacing_and_separators() -> None:
     assert {tag_key(s) for s in ["HEALTH_DATA", " health data ", "Health-Data"]} == {"healthdata"}
 
 
-def test_parse_merges_a_tag_repeated_across_whitespace_only() -> None:
+def test_parse_keeps_each_repeated_tag() -> None:
     tags = {"A": "health", "B": "politic"}
 
     assert parse_censored("x [A] [a]\n[B], [B] y", tags) == [
         "x ",
-        Tag("health", "[A] [a]"),
+        Tag("health", "[A]"),
+        " ",
+        Tag("health", "[a]"),
         "\n",
         Tag("politic", "[B]"),
         ", ",

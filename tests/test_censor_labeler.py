@@ -16,15 +16,18 @@ def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> CensorLabel
     return CensorLabeler(backend, pack, load_labeling(pack), context_tokens=context_tokens, seed=3)
 
 
-def test_tags_in_the_rewrite_become_exact_spans() -> None:
+def test_tags_in_the_rewrite_become_spans_one_per_tag() -> None:
     backend = ScriptedBackend(keyword_reply)
     outcome = labeler(backend).label(document("d1", HEALTH_TEXT, "health"))
     assert outcome.status == OK
+    # Two censored sentences, two adjacent tags: two spans, split at the full stop.
     assert [HEALTH_TEXT[s.start : s.end] for s in outcome.spans] == [
-        "Mario Rossi has had type 2 diabetes since 2015. He takes insulin every morning"
+        "Mario Rossi has had type 2 diabetes since 2015",
+        "He takes insulin every morning",
     ]
     assert {(s.label, s.source) for s in outcome.spans} == {("health", "llm_censor")}
-    assert outcome.details["quality"] == "exact" and outcome.details["score"] == 1.0
+    # Where one tag ends and the next begins is inferred: fuzzy edges, full score.
+    assert outcome.details["quality"] == "fuzzy" and outcome.details["score"] == 1.0
     request = backend.requests[0]
     assert request.grammar is None
     assert "[HEALTH_DATA]" in request.prompt and request.prompt.endswith(
@@ -69,7 +72,7 @@ def test_a_good_retry_is_kept() -> None:
 
     backend = ScriptedBackend(reply)
     outcome = labeler(backend).label(document("d1", HEALTH_TEXT, "health"))
-    assert outcome.status == OK and len(outcome.spans) == 1
+    assert outcome.status == OK and len(outcome.spans) == 2
     assert outcome.answers[0] == ""
 
 

@@ -42,10 +42,11 @@ def tag_key(text: str) -> str:
 
 
 def parse_censored(answer: str, tags: Mapping[str, str]) -> list[Piece]:
-    """Split `answer` into literal strings and Tags.
+    """Split `answer` into literal strings and Tags, one Tag per tag written.
 
-    Bracketed text that is no known tag stays literal. Repeats of one tag separated only
-    by whitespace (`[A] [A]`) become one Tag: the model split a single passage.
+    Bracketed text that is no known tag stays literal. Repeats of one tag (`[A] [A]`)
+    stay separate Tags: each stands for its own passage (two censored sentences), and
+    the aligner splits the text between them at punctuation.
     """
     labels = {key: label for name, label in tags.items() if (key := tag_key(name))}
     pieces: list[Piece] = []
@@ -55,13 +56,9 @@ def parse_censored(answer: str, tags: Mapping[str, str]) -> list[Piece]:
         if label is None:
             continue
         literal = answer[position : match.start()]
-        previous = pieces[-1] if pieces else None
-        if isinstance(previous, Tag) and previous.label == label and not literal.strip():
-            pieces[-1] = Tag(label, previous.raw + literal + match.group(0))
-        else:
-            if literal:
-                pieces.append(literal)
-            pieces.append(Tag(label, match.group(0)))
+        if literal:
+            pieces.append(literal)
+        pieces.append(Tag(label, match.group(0)))
         position = match.end()
     if position < len(answer):
         pieces.append(answer[position:])
