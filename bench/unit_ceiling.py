@@ -14,8 +14,9 @@ from functools import cache
 from pathlib import Path
 
 from gen.core.packs import load_language_pack
+from gen.core.record_files import read_record_file
 from gen.evaluate.ceiling import Splitter, unit_ceiling, unit_splitter
-from gen.evaluate.run import EvalReport, load_records
+from gen.evaluate.run import EvalReport
 from gen.text.sentences import split_sentences
 from gen.text.units import UNITS
 
@@ -38,7 +39,7 @@ def main() -> None:
     parser.add_argument("gold", type=Path, help="gold JSONL or Parquet (docs/gold.md)")
     parser.add_argument("--prompts", type=Path, default=None, help="prompts folder")
     args = parser.parse_args()
-    gold = load_records(args.gold, "GOLD")
+    gold = read_record_file(args.gold, "GOLD file")
     packs = {code: load_language_pack(code, args.prompts) for code in {r.language for r in gold}}
     labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
     rules = {code: pack.units for code, pack in packs.items()}

@@ -11,8 +11,8 @@ import pytest
 from gold_markup import GOLD, SOURCE, MarkupError, parse_document, parse_source, to_jsonl
 
 from gen.core.packs import Categories, default_prompts_dir
+from gen.core.record_files import read_record_file
 from gen.core.records import Record, check_spans
-from gen.core.store import read_records
 from gen.core.yamlio import load_model
 from labeling.persona_pii import FIELD_LABELS
 from scraping.queries.pii_values import LABELS as QUERY_LABELS
@@ -26,7 +26,7 @@ LIST_ITEM = re.compile(r"^[ \t]*(?:[-•*]|\d+[.)]|\[[ x]\])[ \t]+(?P<item>\S[^\
 
 @pytest.fixture(scope="module")
 def gold() -> list[Record]:
-    return read_records(GOLD)
+    return read_record_file(GOLD, "GOLD file")
 
 
 def sensitive_labels(record: Record) -> set[str]:

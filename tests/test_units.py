@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gen.core.errors import ConfigError, UsageError
 from gen.core.packs import UnitRules, default_prompts_dir, load_language_pack
-from gen.core.store import read_records
+from gen.core.record_files import read_record_file
 from gen.text.units import split_units
 
 EN = load_language_pack("en").units
@@ -167,7 +167,7 @@ def test_empty_and_blank_text() -> None:
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
 def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str) -> None:
     packs = {"en": EN, "it": IT}
-    for record in read_records(GOLD):
+    for record in read_record_file(GOLD, "GOLD file"):
         ranges = split_units(record.text, packs[record.language], unit)
         assert_well_formed(record.text, ranges)
         disclosures = [s for s in record.spans if s.label.islower()]
