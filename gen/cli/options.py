@@ -62,9 +62,10 @@ shard_option = click.option(
     type=ShardType(),
     default=WHOLE,
     show_default="0/1, the whole plan",
-    help="Do only items i with i % N == K, into their own RUN/<table>/shard-K-of-N/ folder: "
-    "run K = 0..N-1 at once, e.g. one per machine on shared storage (docs/scaling.md); "
-    "later stages read every shard.",
+    help="Do only shard K of N of the work (plan items i with i % N == K; gen label: "
+    "documents by a hash of their id) into RUN/<table>/shard-K-of-N/; run K = 0..N-1 at "
+    "once, e.g. one per machine on shared storage (docs/scaling.md). Later stages read "
+    "every shard.",
 )
 seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Global seed.")
 language_option = click.option(

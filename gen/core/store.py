@@ -1,21 +1,19 @@
 """Crash-safe, resumable tables of records inside a run folder, one writer per part.
 
 A table is a folder of Parquet files (`RUN/<name>/part-*.parquet`) that
-`pandas.read_parquet(RUN / name)` reads directly. A table has one part, or one per
-shard when a plan is split over machines (`RUN/<name>/shard-K-of-N/`, see
-gen/core/shards.py); readers see all parts as one table, each id once.
+`pandas.read_parquet(RUN / name)` reads directly; when a plan is split over machines,
+each shard writes its own part (`RUN/<name>/shard-K-of-N/`, gen/core/shards.py) and
+readers see all parts as one table, each id once.
 
-Crash contract. A writer holds an OS lock on its part (`_lock`) from `open` to
-`close`, so a second writer of the same part stops with one line instead of
-doubling the records; the kernel drops the lock when a writer dies. Finished
-records go to an append-only journal (`_journal.jsonl`, gen/core/journal.py,
-fsynced per batch; pyarrow ignores names starting with `_`) and are compacted
-into a new Parquet file every `part_rows` records and on close. A Parquet file is
-written to a temporary name and renamed, so a reader never sees half a file; a
-journal line cut by `kill -9`, or damaged by anything else, is skipped (and kept
-in `_journal.bad`) without losing the lines after it; a record already in a
-Parquet file is never replayed twice. So an interrupted run loses at most the
-records in flight, and never duplicates one.
+Crash contract. A writer holds an OS lock on its part (`_lock`, gen/core/locks.py)
+from `open` to `close`, so a second writer stops with one line instead of doubling
+the records; the kernel drops the lock when a writer dies. Finished records go to an
+append-only journal (`_journal.jsonl`, gen/core/journal.py, fsynced per batch) and
+are compacted into a new Parquet file every `part_rows` records and on close. Files
+are written under a temporary name and renamed, so a reader never sees half a file;
+a journal line cut by `kill -9`, or damaged otherwise, costs that line only (it is
+kept in `_journal.bad`); a record already in a Parquet file is never replayed. So an
+interrupted run loses at most the records in flight, and never duplicates one.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,19 +58,15 @@ def _storage_error(path: Path, exc: OSError) -> StorageError:
     )
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Write a whole file or nothing: temporary name, fsync, rename.
-
-    `durable=False` skips the fsyncs, for caches whose readers can tell a file
-    lost to a power cut from a good one and simply fetch it again.
-    """
+def _write_then_rename(path: Path, write: Callable[[Path], object], durable: bool) -> None:
+    """`write` a temporary file next to `path`, fsync it, rename it over `path`; on failure
+    nothing is left but the previous file, and the error is one clear line."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if durable:
+        write(tmp)
+        if durable:
+            with open(tmp, "rb+") as handle:
                 os.fsync(handle.fileno())
         os.replace(tmp, path)
         if durable:
@@ -81,6 +75,15 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise _storage_error(path, exc) from exc
+
+
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write a whole file or nothing.
+
+    `durable=False` skips the fsyncs, for caches whose readers can tell a file
+    lost to a power cut from a good one and simply fetch it again.
+    """
+    _write_then_rename(path, lambda tmp: tmp.write_bytes(data), durable)
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
@@ -108,18 +111,7 @@ def read_json_object(path: Path) -> dict[str, Any]:
 
 def write_table_atomic(path: Path, table: pa.Table) -> None:
     """Write one Parquet file or nothing."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, tmp, compression="zstd")
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise _storage_error(path, exc) from exc
+    _write_then_rename(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"), True)
 
 
 def _read_parquet(path: Path) -> pa.Table:
