@@ -9,21 +9,17 @@ tokens are often negative for both) and F1 measures the overlap of the positives
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from gen.core.records import Span
-from gen.text.words import word_owners
-
-_WORD = re.compile(r"\w+")
+from gen.text.words import word_owners, word_spans
 
 
 def token_flags(text: str, spans: Iterable[Span]) -> list[bool]:
-    """Per word token of `text`: does any span overlap it?"""
-    words = [match.span() for match in _WORD.finditer(text)]
-    return [owner is not None for owner in word_owners(words, list(spans))]
+    """Per word of `text` (the words of eval and the exports): does any span overlap it?"""
+    return [owner is not None for owner in word_owners(word_spans(text), list(spans))]
 
 
 def cohen_kappa(first: Sequence[bool], second: Sequence[bool]) -> float | None:

@@ -1,16 +1,28 @@
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from gen.core.records import Span
+from gen.text.words import word_spans
 from labeling.agreement import agreement, cohen_kappa, f1, token_flags
 
 
 def test_tokens_touched_by_a_span_are_positive() -> None:
     text = "Anna has asthma, sadly. Fine otherwise."
     spans = [Span(11, 19, "health")]  # "thma, sa": a word partly covered counts
-    assert token_flags(text, spans) == [False, False, True, True, False, False]
-    assert token_flags(text, []) == [False] * 6
+    # Anna has asthma , sadly . Fine otherwise . (the words of eval and the exports)
+    assert token_flags(text, spans) == [False, False, True, True, True] + [False] * 4
+    assert token_flags(text, []) == [False] * 9
+
+
+def test_agreement_counts_the_words_of_eval_and_the_exports() -> None:
+    decomposed = unicodedata.normalize("NFD", "José Nuñez è malato. 他住院了。")
+    words = word_spans(decomposed)
+    assert len(token_flags(decomposed, [])) == len(words) == 10
+    name = Span(0, decomposed.index("Nu") - 1, "PERSON")  # "José", marks included
+    assert token_flags(decomposed, [name])[:2] == [True, False]
 
 
 def test_kappa_and_f1_on_known_values() -> None:

@@ -1,8 +1,17 @@
 """Words with character offsets, and the conversion between spans and word tags.
 
-Every word-level view of a record (CoNLL, sentence chunks, token statistics)
-goes through these functions, so that they all agree on what a word is and on
-which words a span covers.
+Every word-level view of a record (eval, stats, agreement, CoNLL, sentence
+chunks, hf-tokens labels) goes through these functions, so that they all agree
+on what a word is and on which words a span covers.
+
+What a word is: a run of letters, digits and underscores with the marks that
+belong to them (joined by inner hyphens, apostrophes or periods: "e-mail",
+"l'anno", "3.5"); a Chinese, Japanese or Korean character on its own (those
+scripts do not put spaces between words, so a whole clause would otherwise be one
+word); or any other visible character (punctuation, a symbol, an emoji) on its
+own. Words are found in the text's NFC form, so a decomposed "José" is one word
+like the precomposed one, and a combining mark is never a word by itself; the
+offsets are always offsets into the original string.
 """
 
 from __future__ import annotations
@@ -10,20 +19,96 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from itertools import accumulate
+from operator import itemgetter
+
+import regex
 
 from gen.core.records import Span
+from gen.text.nfc import nfc_text
 
-#: A word is a run of letters/digits (joined by inner hyphens, apostrophes or
-#: periods, as in "e-mail", "l'anno", "3.5"), or a single other visible character.
+#: Scripts written without spaces between words: one word per character.
+_UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
+#: Characters that join a grapheme cluster with a neighbour: marks, joiners, spacing
+#: vowel signs, Hangul jamo, flag halves. Without them every character stands alone.
+_JOINERS = (
+    r"\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}"
+    r"\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=Regional_Indicator}"
+)
+_UNSPACED = regex.compile(f"[{_UNSPACED_SCRIPTS}]")
+_JOINING = regex.compile(f"[{_JOINERS}]")
+_SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}]")
+#: Below U+0300 (ASCII, Latin-1, Latin Extended, IPA) every character is in NFC, stands
+#: alone and is no CJK: such a text needs none of the steps below (a test checks this).
+_BEYOND_LATIN = re.compile("[^\x00-\u02ff]")
+_CLUSTER = regex.compile(r"\X")
+_MARK = regex.compile(r"\p{M}")
+#: Stand-in for a character that is a word on its own: `WORD_PATTERN` takes it as a symbol.
+_ALONE = "\x00"
+
+#: Letters and digits joined by inner hyphens, apostrophes or periods, or one other
+#: visible character; matched over characters, or over clusters (`_cluster_words`).
 WORD_PATTERN = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]")
 
 OUTSIDE = "O"
 TAG_SCHEMES = ("io", "bio")
 
+_start = itemgetter(0)
+_end = itemgetter(1)
+
+
+class _StandIns(dict):
+    """`str.translate` table: a character of the unspaced scripts -> `_ALONE`, any other
+    to itself; filled as characters are met, so no table of all of Unicode is built."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        self[code] = _ALONE if _UNSPACED.match(char) else char
+        return self[code]
+
+
+_STAND_INS = _StandIns()
+
 
 def word_spans(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the words of `text`, in order."""
+    """Character ranges of the words of `text`, in order, as offsets into `text`."""
+    if not _BEYOND_LATIN.search(text):  # the common case: nothing to normalize or join
+        return _matches(text)
+    view = nfc_text(text)
+    normalized = view.text
+    special = _SPECIAL.search(normalized)
+    if special is None:
+        ranges = _matches(normalized)
+    elif _JOINING.search(normalized, special.start()):
+        ranges = _cluster_words(normalized)
+    else:
+        ranges = _matches(normalized.translate(_STAND_INS))
+    if normalized is text:
+        return ranges
+    return view.to_original(ranges)
+
+
+def _matches(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in WORD_PATTERN.finditer(text)]
+
+
+def _cluster_words(text: str) -> list[tuple[int, int]]:
+    """`WORD_PATTERN` over grapheme clusters: each cluster is matched as its first
+    character, a CJK character as a symbol (a word alone), and a mark with nothing
+    to sit on (at the start of the text or a line) as a space."""
+    clusters = _CLUSTER.findall(text)
+    firsts = "".join([cluster[0] for cluster in clusters])
+    edges = [0, *accumulate(map(len, clusters))]
+    stand_ins = _MARK.sub(" ", firsts).translate(_STAND_INS)
+    return [(edges[start], edges[end]) for start, end in _matches(stand_ins)]
+
+
+def words_in(words: Sequence[tuple[int, int]], start: int, end: int) -> range:
+    """Indices of the words sharing a character with `text[start:end]`, a word cut
+    by an edge included (binary search: `words` sorted and disjoint, as `word_spans`)."""
+    first = bisect.bisect_right(words, start, key=_end)
+    last = bisect.bisect_left(words, end, key=_start)
+    return range(first, max(first, last))
 
 
 def word_owners(words: Sequence[tuple[int, int]], spans: Sequence[Span]) -> list[Span | None]:
@@ -33,14 +118,34 @@ def word_owners(words: Sequence[tuple[int, int]], spans: Sequence[Span]) -> list
     words; if two spans touch the same word, the earlier one keeps it.
     """
     owners: list[Span | None] = [None] * len(words)
-    ends = [end for _, end in words]
     for span in sorted(spans, key=lambda s: (s.start, s.end)):
-        index = bisect.bisect_right(ends, span.start)
-        while index < len(words) and words[index][0] < span.end:
+        for index in words_in(words, span.start, span.end):
             if owners[index] is None:
                 owners[index] = span
-            index += 1
     return owners
+
+
+def word_starts(
+    words: Sequence[tuple[int, int]], tokens: Sequence[tuple[int, int]]
+) -> list[int | None]:
+    """For each token of another tokenizer (character ranges in order, e.g. a Hugging Face
+    encoding's offsets), the index of the word it is the first token of, else None.
+
+    A trainer labels the first sub-token of each word with that word's tag and
+    ignores the rest; asking this function instead of the tokenizer's own word ids
+    keeps those labels on the words of every other export. A token covering several
+    words starts the first of them; empty tokens (special tokens) start nothing.
+    """
+    starts: list[int | None] = []
+    next_word = 0
+    for start, end in tokens:
+        covered = words_in(words, start, end)
+        if covered and covered[-1] >= next_word:
+            starts.append(max(covered[0], next_word))
+            next_word = covered[-1] + 1
+        else:
+            starts.append(None)
+    return starts
 
 
 def word_tags(
