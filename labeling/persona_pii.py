@@ -64,6 +64,6 @@ def persona_spans(text: str, persona: Mapping[str, str | None] | None) -> list[S
     taken: list[Span] = []
     for value, label, single_name in persona_values(persona):
         for start, end in _occurrences(text, value, single_name):
-            if all(end <= span.start or start >= span.end for span in taken):
+            if not any(span.overlap(start, end) for span in taken):
                 taken.append(Span(start, end, label, SOURCE))
     return sorted(taken, key=lambda span: span.start)

@@ -56,6 +56,10 @@ class Span:
     quality: str | None = None
     score: float | None = None
 
+    def overlap(self, start: int, end: int) -> int:
+        """How many characters of `text[start:end]` the span covers (0 when they only touch)."""
+        return max(0, min(self.end, end) - max(self.start, start))
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -196,13 +200,23 @@ def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> No
             )
         by_source.setdefault(span.source, []).append(span)
     for source, group in by_source.items():
-        ordered = sorted(group, key=lambda s: (s.start, s.end))
-        for left, right in pairwise(ordered):
-            if right.start < left.end:
-                raise InvalidSpanError(
-                    f"record {record_id}: {source} spans {left.start}-{left.end} ({left.label}) "
-                    f"and {right.start}-{right.end} ({right.label}) overlap"
-                )
+        pair = overlapping_pair(group)
+        if pair:
+            left, right = pair
+            raise InvalidSpanError(
+                f"record {record_id}: {source} spans {left.start}-{left.end} ({left.label}) "
+                f"and {right.start}-{right.end} ({right.label}) overlap"
+            )
+
+
+def overlapping_pair(spans: Iterable[Span]) -> tuple[Span, Span] | None:
+    """The first two spans, in text order, that share a character; None if none do."""
+    ordered = sorted(spans, key=lambda s: (s.start, s.end))
+    # In start order, any overlap shows between neighbours.
+    return next(
+        ((left, right) for left, right in pairwise(ordered) if right.overlap(left.start, left.end)),
+        None,
+    )
 
 
 #: Columns every record row has; the others may be left out (null).

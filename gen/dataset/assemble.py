@@ -8,7 +8,6 @@ every kept record is re-checked, including for overlaps across span sources.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gen.core.errors import InvalidSpanError, UsageError
-from gen.core.records import Record, Span, check_spans
+from gen.core.records import Record, Span, check_spans, overlapping_pair
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_json_atomic
 from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
@@ -128,7 +127,7 @@ def resolve_overlaps(spans: Sequence[Span], priority: Sequence[str], policy: str
         order = sorted(spans, key=lambda s: (rank[s.source], s.start, s.end))
     accepted: list[Span] = []
     for span in order:
-        if all(span.end <= other.start or other.end <= span.start for other in accepted):
+        if not any(span.overlap(other.start, other.end) for other in accepted):
             accepted.append(span)
     return sorted(accepted, key=lambda s: (s.start, s.end))
 
@@ -136,13 +135,13 @@ def resolve_overlaps(spans: Sequence[Span], priority: Sequence[str], policy: str
 def check_dataset_spans(record: Record) -> None:
     """Valid spans (check_spans) that also never overlap across sources: one tag per character."""
     check_spans(record.text, record.spans, record_id=record.id)
-    ordered = sorted(record.spans, key=lambda s: (s.start, s.end))
-    for left, right in itertools.pairwise(ordered):
-        if right.start < left.end:
-            raise InvalidSpanError(
-                f"record {record.id}: spans {left.start}-{left.end} and "
-                f"{right.start}-{right.end} overlap"
-            )
+    pair = overlapping_pair(record.spans)
+    if pair:
+        left, right = pair
+        raise InvalidSpanError(
+            f"record {record.id}: spans {left.start}-{left.end} and "
+            f"{right.start}-{right.end} overlap"
+        )
 
 
 def sample_negatives(

@@ -50,7 +50,7 @@ def load_tokenizer(path: Path | None) -> Any:
 
 
 def _span_at(spans: list[Span], start: int, end: int) -> Span | None:
-    return next((s for s in spans if s.start < end and start < s.end), None)
+    return next((s for s in spans if s.overlap(start, end)), None)
 
 
 def window_labels(

@@ -43,9 +43,8 @@ def dominant_label(record: Record, start: int, end: int) -> str:
     touches it, so a chunk holding one sensitive phrase is sensitive (thesis Table 3.7)."""
     covered: Counter[str] = Counter()
     for span in record.spans:
-        overlap = min(end, span.end) - max(start, span.start)
-        if overlap > 0:
-            covered[span.label] += overlap
+        if shared := span.overlap(start, end):
+            covered[span.label] += shared
     return min(covered, key=lambda label: (-covered[label], label)) if covered else NON_SENSITIVE
 
 
