@@ -9,26 +9,14 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from gen.core.errors import ConfigError
-from gen.core.packs import CHAT_FORMAT, LanguagePack, placeholders
+from gen.core.packs import CHAT_FORMAT, LanguagePack
 from gen.core.yamlio import StrictModel, load_model
+from gen.text.placeholders import check_placeholders
 
 LABELING_FILE = "labeling.yaml"
 
 #: Placeholders known to every prompt text; the strategy adds its own.
 _CATEGORY_FIELDS = {"category", "description"}
-
-
-def _only(template: str, allowed: set[str], required: str | None = None) -> str:
-    used = placeholders(template)
-    unknown = used - allowed
-    if unknown:
-        raise ValueError(
-            f"unknown placeholder {{{sorted(unknown)[0]}}}; allowed: "
-            + ", ".join(f"{{{name}}}" for name in sorted(allowed))
-        )
-    if required and required not in used:
-        raise ValueError(f"the template must contain {{{required}}}")
-    return template
 
 
 class SentenceExample(StrictModel):
@@ -76,18 +64,18 @@ class SentencesPrompts(StrictModel):
     @field_validator("system")
     @classmethod
     def _system(cls, value: str) -> str:
-        return _only(value, _CATEGORY_FIELDS | {"positive", "negative"})
+        return check_placeholders(value, _CATEGORY_FIELDS | {"positive", "negative"})
 
     @field_validator("instruction")
     @classmethod
     def _instruction(cls, value: str) -> str:
         allowed = _CATEGORY_FIELDS | {"positive", "negative", "examples", "sentences"}
-        return _only(value, allowed, required="sentences")
+        return check_placeholders(value, allowed, required="sentences")
 
     @field_validator("example")
     @classmethod
     def _example(cls, value: str) -> str:
-        return _only(value, {"sentences", "labels"}, required="sentences")
+        return check_placeholders(value, {"sentences", "labels"}, required="sentences")
 
 
 class CensorPrompts(StrictModel):
@@ -105,17 +93,19 @@ class CensorPrompts(StrictModel):
     @field_validator("system")
     @classmethod
     def _system(cls, value: str) -> str:
-        return _only(value, _CATEGORY_FIELDS | {"tag"})
+        return check_placeholders(value, _CATEGORY_FIELDS | {"tag"})
 
     @field_validator("instruction")
     @classmethod
     def _instruction(cls, value: str) -> str:
-        return _only(value, _CATEGORY_FIELDS | {"tag", "example", "document"}, required="document")
+        return check_placeholders(
+            value, _CATEGORY_FIELDS | {"tag", "example", "document"}, required="document"
+        )
 
     @field_validator("example")
     @classmethod
     def _example(cls, value: str) -> str:
-        return _only(value, {"original", "censored"})
+        return check_placeholders(value, {"original", "censored"})
 
 
 class LabelingPrompts(StrictModel):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import string
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -19,6 +18,7 @@ from pydantic import Field, RootModel, field_validator, model_validator
 from gen.core.errors import ConfigError, UsageError
 from gen.core.records import PERSONA_FIELDS
 from gen.core.yamlio import StrictModel, load_model
+from gen.text.placeholders import check_placeholders
 
 #: `format: chat` means the model's own chat template rather than a raw format.
 CHAT_FORMAT = "chat"
@@ -27,26 +27,6 @@ CHAT_FORMAT = "chat"
 def default_prompts_dir() -> Path:
     """The `prompts/` folder of this checkout, or of a copy named by `--prompts`."""
     return Path(__file__).resolve().parents[2] / "prompts"
-
-
-def placeholders(template: str) -> set[str]:
-    """Names used as `{name}` in a str.format template."""
-    try:
-        return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
-    except ValueError as exc:
-        raise ValueError(
-            f"not a valid template ({exc}); write literal braces as {{{{ }}}}"
-        ) from None
-
-
-def _check_placeholders(template: str, allowed: set[str]) -> str:
-    unknown = placeholders(template) - allowed
-    if unknown:
-        raise ValueError(
-            f"unknown placeholder {{{sorted(unknown)[0]}}}; allowed: "
-            + ", ".join(f"{{{name}}}" for name in sorted(allowed))
-        )
-    return template
 
 
 class CategoryInfo(StrictModel):
@@ -70,7 +50,7 @@ class RawFormat(StrictModel):
     @field_validator("template")
     @classmethod
     def _known_placeholders(cls, value: str) -> str:
-        return _check_placeholders(value, {"system", "instruction", "response_prefix"})
+        return check_placeholders(value, {"system", "instruction", "response_prefix"})
 
 
 class Formats(StrictModel):
@@ -166,7 +146,7 @@ class GenerationPrompts(StrictModel):
     @field_validator("instruction", "other_instruction", "system")
     @classmethod
     def _known_placeholders(cls, value: str) -> str:
-        return _check_placeholders(value, GENERATION_FIELDS)
+        return check_placeholders(value, GENERATION_FIELDS)
 
 
 class LanguagePack:

@@ -13,9 +13,7 @@ one template, negatives above all, differ enough to survive deduplication.
 from __future__ import annotations
 
 import random
-import string
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from gen.core.runs import RunPaths
 from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable, write_json_atomic
 from gen.core.yamlio import StrictModel, load_model, read_yaml
+from gen.text.placeholders import check_placeholders, template_pieces
 from scraping.queries.pii_values import (
     BUILTIN_FILLERS,
     LABELS,
@@ -43,32 +42,6 @@ CATEGORY = "other"
 #: Records journaled per write.
 BATCH = 100
 
-Piece = tuple[str, str | None]
-
-
-def pieces(text: str) -> list[Piece]:
-    """`(literal, placeholder or None)` pairs of a template, in order."""
-    result = []
-    try:
-        parsed = list(string.Formatter().parse(text))
-    except ValueError as exc:
-        raise ValueError(
-            f"not a valid template ({exc}); write literal braces as {{{{ }}}}"
-        ) from None
-    for literal, name, spec, conversion in parsed:
-        if name is not None and (spec or conversion):
-            raise ValueError(f"placeholder {{{name}}} takes no format or conversion")
-        result.append((literal, name))
-    return result
-
-
-def check_placeholders(text: str, fillers: Sequence[str]) -> None:
-    """Every placeholder is a label (a span) or one of `fillers` (words without a span)."""
-    for _, name in pieces(text):
-        if name is not None and name not in LABELS and name not in fillers:
-            allowed = ", ".join(f"{{{x}}}" for x in (*LABELS, *fillers))
-            raise ValueError(f"unknown placeholder {{{name}}}; allowed: {allowed}")
-
 
 class QueryTemplate(StrictModel):
     #: What the text is (message, form, support, booking...): the record's doc_type.
@@ -78,13 +51,13 @@ class QueryTemplate(StrictModel):
     @field_validator("text")
     @classmethod
     def _known_placeholders(cls, value: str, info: ValidationInfo) -> str:
-        check_placeholders(value, (*BUILTIN_FILLERS, *(info.context or {}).get("fillers", ())))
-        return value
+        fillers = (*BUILTIN_FILLERS, *(info.context or {}).get("fillers", ()))
+        return check_placeholders(value, (*LABELS, *fillers))
 
     @property
     def labels(self) -> list[str]:
         """The identifier placeholders, each a span of the filled text."""
-        return [name for _, name in pieces(self.text) if name in LABELS]
+        return [name for _, name in template_pieces(self.text) if name in LABELS]
 
 
 class QueryTemplates(StrictModel):
@@ -188,7 +161,7 @@ def fill(
     spans: list[Span] = []
     values: list[str] = []
     position = 0
-    for literal, name in pieces(template.text):
+    for literal, name in template_pieces(template.text):
         parts.append(literal)
         position += len(literal)
         if name is None:
