@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from gen.cli.options import run_option, seed_option
+from gen.cli.options import prompts_option, run_option, seed_option
+from gen.core.packs import negative_labels
 from gen.dataset.assemble import (
     BUILD_SPAN_SOURCES,
     LABEL_SCHEMES,
@@ -23,6 +24,7 @@ def _names(value: str) -> tuple[str, ...]:
 @click.command("build")
 @run_option
 @seed_option
+@prompts_option
 @click.option(
     "--negatives-share",
     type=float,
@@ -79,9 +81,17 @@ def _names(value: str) -> tuple[str, ...]:
     show_default=True,
     help="Similarity in (0, 1] above which texts must stay in the same split.",
 )
-def build(run_dir: Path, seed: int, sources: str, **options: object) -> None:
+def build(
+    run_dir: Path, seed: int, prompts_dir: Path | None, sources: str, **options: object
+) -> None:
     """Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries."""
-    report = build_dataset(run_dir, BuildOptions(seed=seed, sources=_names(sources), **options))
+    build_options = BuildOptions(
+        seed=seed,
+        sources=_names(sources),
+        negative_labels=negative_labels(prompts_dir),
+        **options,
+    )
+    report = build_dataset(run_dir, build_options)
     click.echo(
         f"inputs: {', '.join(report.inputs_found)}"
         + (f" (missing: {', '.join(report.inputs_missing)})" if report.inputs_missing else "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -38,9 +38,29 @@ class CategoryInfo(StrictModel):
 class Categories(StrictModel):
     categories: dict[str, CategoryInfo] = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _has_negative(self) -> Categories:
+        if not self.negative:
+            raise ValueError(
+                "no category has `sensitive: false`; one is needed for the negatives "
+                "(e.g. other: {label: other, sensitive: false})"
+            )
+        return self
+
     @property
     def sensitive(self) -> list[str]:
         return [name for name, info in self.categories.items() if info.sensitive]
+
+    @property
+    def negative(self) -> list[str]:
+        """Categories of texts that disclose nothing sensitive, in file order."""
+        return [name for name, info in self.categories.items() if not info.sensitive]
+
+    @property
+    def negative_labels(self) -> tuple[str, ...]:
+        """Span labels that mean "nothing sensitive": scored as no label, and the label
+        of text outside every span (the first one)."""
+        return tuple(dict.fromkeys(self.categories[name].label for name in self.negative))
 
 
 class RawFormat(StrictModel):
@@ -214,10 +234,27 @@ class LanguagePack:
         return digest.hexdigest()
 
 
-def load_language_pack(language: str, prompts_dir: Path | None = None) -> LanguagePack:
+def _prompts_root(prompts_dir: Path | None) -> Path:
     root = Path(prompts_dir) if prompts_dir else default_prompts_dir()
     if not root.is_dir():
         raise UsageError(f"prompts folder {root} does not exist")
-    categories = load_model(root / "categories.yaml", Categories)
+    return root
+
+
+def load_categories(prompts_dir: Path | None = None) -> Categories:
+    """`categories.yaml` of `prompts_dir` (default: this checkout's prompts)."""
+    return load_model(_prompts_root(prompts_dir) / "categories.yaml", Categories)
+
+
+@cache
+def negative_labels(prompts_dir: Path | None = None) -> tuple[str, ...]:
+    """The labels of the non-sensitive categories (`other`): the default of every
+    option that needs them, for stages that do not read the prompts themselves."""
+    return load_categories(prompts_dir).negative_labels
+
+
+def load_language_pack(language: str, prompts_dir: Path | None = None) -> LanguagePack:
+    root = _prompts_root(prompts_dir)
+    categories = load_categories(root)
     formats = load_model(root / "formats.yaml", Formats)
     return LanguagePack(root, language, categories, formats)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gen.core.errors import InvalidSpanError, UsageError
+from gen.core.packs import negative_labels
 from gen.core.records import Record, Span, check_spans, overlapping_pair
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_json_atomic
@@ -49,6 +50,9 @@ class BuildOptions:
     dedup_threshold: float = 0.9
     #: Similarity above which texts are kept in one split (same `group`).
     group_threshold: float = 0.5
+    #: Labels meaning "not sensitive" (categories.yaml): their spans carry nothing to learn
+    #: and would turn sensitive under the binary scheme, so they are dropped.
+    negative_labels: tuple[str, ...] = field(default_factory=negative_labels)
 
     def __post_init__(self) -> None:
         if self.scheme not in LABEL_SCHEMES:
@@ -86,7 +90,7 @@ class BuildReport:
     queries_without_spans: int = 0
     #: Records removed, per reason (flagged, invalid_span, exact_duplicate, near_duplicate).
     removed: dict[str, int] = field(default_factory=dict)
-    #: Spans dropped, per reason (source, scheme, overlap, cleaning).
+    #: Spans dropped, per reason (source, negative, scheme, overlap, cleaning).
     spans_dropped: dict[str, int] = field(default_factory=dict)
     spans_kept: int = 0
     groups: int = 0
@@ -102,11 +106,14 @@ def is_pii_label(label: str) -> bool:
 
 
 def relabel(spans: Sequence[Span], options: BuildOptions, dropped: Counter[str]) -> list[Span]:
-    """Keep the chosen sources, apply the label scheme, and resolve overlaps between sources."""
+    """Keep the chosen sources and sensitive labels, apply the label scheme, and resolve
+    overlaps between sources."""
     kept = []
     for span in spans:
         if span.source not in options.sources:
             dropped["source"] += 1
+        elif span.label in options.negative_labels:
+            dropped["negative"] += 1
         elif options.scheme == "categories" and is_pii_label(span.label):
             dropped["scheme"] += 1
         elif options.scheme == "binary":

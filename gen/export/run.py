@@ -12,10 +12,11 @@ import importlib
 import shutil
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gen.core.errors import StorageError, UsageError
+from gen.core.packs import negative_labels
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_atomic, write_json_atomic
@@ -53,6 +54,9 @@ class ExportOptions:
     separator: str = "[SEP]"
     #: spacy: how a span that cuts a token is snapped to token edges.
     alignment_mode: str = "expand"
+    #: sentences, sentences-context: labels meaning "not sensitive" (categories.yaml);
+    #: a row no span touches gets the first.
+    negative_labels: tuple[str, ...] = field(default_factory=negative_labels)
 
     def __post_init__(self) -> None:
         if self.scheme not in TAG_SCHEMES:

@@ -21,6 +21,7 @@ from faker import Faker
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from gen.core.errors import UsageError
+from gen.core.packs import load_categories
 from gen.core.progress import progress
 from gen.core.records import Record, Span, check_spans
 from gen.core.runs import RunPaths
@@ -37,8 +38,6 @@ from scraping.queries.pii_values import (
     value_makers,
 )
 
-#: Queries disclose identifiers only, nothing of the sensitive categories.
-CATEGORY = "other"
 #: Records journaled per write.
 BATCH = 100
 
@@ -177,6 +176,7 @@ def fill(
 
 def _query(
     config: QueryTemplates,
+    category: str,
     template_index: int,
     fake: Faker,
     makers: dict[str, ValueMaker],
@@ -192,7 +192,7 @@ def _query(
     return Record(
         id=record_id,
         text=text,
-        category=CATEGORY,
+        category=category,
         doc_type=template.kind,
         language=config.language,
         source="faker",
@@ -227,6 +227,8 @@ def generate_queries(
     locale_formats(locale)  # an unsupported locale is named before any file is read
     config = load_templates(prompts_dir, locale)
     makers = config.makers(locale)
+    # Queries disclose identifiers only, nothing of the sensitive categories.
+    category = load_categories(prompts_dir).negative[0]
     chosen = plan(config, n, seed)
     paths = RunPaths(Path(run))
     summary = QuerySummary(locale, shard.quota(n), seed)
@@ -240,7 +242,7 @@ def generate_queries(
         with progress("queries", len(ids), done=summary.already_done) as bar:
             for start in range(0, len(todo), BATCH):
                 batch = [
-                    _query(config, chosen[i], fake, makers, ids[i], seed, locale)
+                    _query(config, category, chosen[i], fake, makers, ids[i], seed, locale)
                     for i in todo[start : start + BATCH]
                 ]
                 table.extend(batch)

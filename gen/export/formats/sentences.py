@@ -18,7 +18,6 @@ import pyarrow as pa
 from gen.core.records import Record
 from gen.core.store import write_table_atomic
 from gen.export.run import ExportOptions, label_names
-from gen.inspect.stats import NON_SENSITIVE
 from gen.text.sentences import split_sentences
 from gen.text.words import word_spans
 
@@ -38,14 +37,15 @@ ROW_SCHEMA = pa.schema(
 Row = tuple[str, str]  # (text, label)
 
 
-def dominant_label(record: Record, start: int, end: int) -> str:
-    """The label of the spans covering most of `text[start:end]`; `other` only if no span
-    touches it, so a chunk holding one sensitive phrase is sensitive (thesis Table 3.7)."""
+def dominant_label(record: Record, start: int, end: int, outside: str) -> str:
+    """The label of the spans covering most of `text[start:end]`; `outside` (`other`) only
+    if no span touches it, so a chunk holding one sensitive phrase is sensitive (thesis
+    Table 3.7)."""
     covered: Counter[str] = Counter()
     for span in record.spans:
         if shared := span.overlap(start, end):
             covered[span.label] += shared
-    return min(covered, key=lambda label: (-covered[label], label)) if covered else NON_SENSITIVE
+    return min(covered, key=lambda label: (-covered[label], label)) if covered else outside
 
 
 def _one_line(text: str) -> str:
@@ -54,7 +54,10 @@ def _one_line(text: str) -> str:
 
 def sentence_rows(record: Record, options: ExportOptions) -> Iterator[Row]:
     for start, end in split_sentences(record.text, record.language):
-        yield _one_line(record.text[start:end]), dominant_label(record, start, end)
+        yield (
+            _one_line(record.text[start:end]),
+            dominant_label(record, start, end, options.negative_labels[0]),
+        )
 
 
 def window_bounds(count: int, width: int, step: int) -> Iterator[tuple[int, int]]:
@@ -82,7 +85,8 @@ def chunk_rows(record: Record, options: ExportOptions) -> Iterator[Row]:
         chunk = record.text[words[start][0] : words[end - 1][1]]
         context = record.text[words[first][0] : words[last - 1][1]]
         text = f"{_one_line(chunk)} {options.separator} {_one_line(context)}"
-        yield text, dominant_label(record, words[start][0], words[end - 1][1])
+        outside = options.negative_labels[0]
+        yield text, dominant_label(record, words[start][0], words[end - 1][1], outside)
 
 
 def _export_rows(
@@ -109,7 +113,7 @@ def _export_rows(
             folder / f"{name}.parquet", pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
         )
         counts[name] = len(rows)
-    labels = [NON_SENSITIVE, *label_names([r for rs in splits.values() for r in rs])]
+    labels = [options.negative_labels[0], *label_names([r for rs in splits.values() for r in rs])]
     return {"files": {n: f"{n}.parquet" for n in splits}, "labels": labels, "rows": counts}
 
 
