@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,18 +16,12 @@ from gen.core.errors import UsageError
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span
 from gen.core.store import write_records
+from gen.evaluate.confusion import confusion_matrix
+from gen.evaluate.counting import collapse, count_labels, token_label_sets
+from gen.evaluate.entities import entity_schemes
 from gen.evaluate.inputs import DocumentPair, pair_records
 from gen.evaluate.report import render_text
-from gen.evaluate.run import (
-    collapse,
-    confusion_matrix,
-    count_labels,
-    entity_schemes,
-    evaluate,
-    evaluate_files,
-    group_pairs,
-    token_label_sets,
-)
+from gen.evaluate.run import evaluate, evaluate_files, group_pairs
 from gen.evaluate.scores import Counts
 from gen.text.words import word_spans
 
@@ -78,7 +73,8 @@ def test_negative_label_spans_count_as_unlabeled() -> None:
 
 def test_token_belongs_to_every_span_it_overlaps() -> None:
     text = "heart attack, then rest"
-    labels = token_label_sets(word_spans(text), [Span(2, 9, "health"), Span(19, 23, "other")])
+    spans = [Span(2, 9, "health"), Span(19, 23, "other")]
+    labels = token_label_sets(word_spans(text), spans, negative=["other"])
     # heart, attack, the comma, then, rest
     assert labels == [
         frozenset({"health"}),
@@ -152,7 +148,7 @@ def test_document_level_positive_when_label_present() -> None:
 def test_entity_schemes_semeval(pred_span: Span, expected: dict[str, str]) -> None:
     text = "x" * 30
     pair = DocumentPair("d", text, "health", (Span(0, 10, "health"),), (pred_span,))
-    schemes = entity_schemes([pair], ["health", "judicial"])
+    schemes = entity_schemes([pair], ["health", "judicial"], negative=["other"])
     for scheme, outcome in expected.items():
         overall = schemes[scheme].overall
         assert getattr(overall, outcome) == 1, (scheme, overall)
@@ -161,7 +157,7 @@ def test_entity_schemes_semeval(pred_span: Span, expected: dict[str, str]) -> No
 
 def test_entity_partial_counts_half() -> None:
     pair = DocumentPair("d", "x" * 30, "health", (Span(0, 10, "health"),), (Span(0, 5, "health"),))
-    assert entity_schemes([pair], ["health"])["partial"].overall.precision == 0.5
+    assert entity_schemes([pair], ["health"], negative=[])["partial"].overall.precision == 0.5
 
 
 def test_pairing_names_missing_and_differing_ids() -> None:
@@ -331,3 +327,27 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     result = run_eval(gold, pred)
     assert result.exit_code == 0, result.output
     assert "Entities (SemEval-2013 schemes)" in result.stdout
+
+
+def test_texts_equal_in_nfc_are_paired_and_spans_moved_onto_gold_offsets() -> None:
+    composed = unicodedata.normalize("NFC", "José Nuñez è malato di diabete.")
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+
+    def spans_on(text: str, source: str) -> list[Span]:
+        start = text.index("diabete")
+        return [
+            Span(0, text.index(" N"), "PERSON", source),
+            Span(start, start + len("diabete"), "health", source),
+        ]
+
+    gold = record("a", composed, spans_on(composed, "gold"))
+    pred = record("a", decomposed, spans_on(decomposed, "llm_censor"))
+    [pair] = pair_records([gold], [pred])
+    assert pair.text == composed
+    assert [(s.start, s.end) for s in pair.pred] == [(s.start, s.end) for s in gold.spans]
+    report = evaluate([gold], [pred]).groups["all"]
+    assert report.token_scores.micro.f1 == 1.0
+    assert report.entities["strict"].overall.cor == 2
+    with pytest.raises(UsageError, match="texts differ"):
+        pair_records([gold], [record("a", decomposed.replace("malato", "malata"), [])])

@@ -1,17 +1,21 @@
 """The negative (`other`) category comes from prompts/categories.yaml everywhere: build,
-the sentence exports and the queries."""
+the sentence exports, eval, stats (tests/test_stats.py), the inspect page
+(tests/test_inspect.py) and the queries."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from gen.cli import main
 from gen.core.errors import ConfigError
 from gen.core.packs import default_prompts_dir, load_categories, negative_labels
 from gen.core.records import Record, Span
-from gen.core.store import RecordTable
+from gen.core.store import RecordTable, write_records
 from gen.dataset.assemble import BuildOptions, assemble
 from gen.export.formats.sentences import chunk_rows, sentence_rows
 from gen.export.run import ExportOptions
@@ -73,6 +77,28 @@ def test_sentence_exports_label_untouched_text_with_the_negative_label() -> None
     assert [label for _, label in chunk_rows(record, chunks)] == [
         "harmless", "health", "harmless", "harmless", "harmless"
     ]  # fmt: skip
+
+
+def test_eval_counts_the_negative_labels_of_the_prompts_as_no_label(tmp_path: Path) -> None:
+    prompts = prompts_with(tmp_path, (OTHER, "other: {label: harmless, sensitive: false"))
+    text = "Anna has asthma. The weather was fine."
+    gold = Record("d", text, "health", "email", "en", "gold", [Span(9, 15, "health")])
+    pred = Record("d", text, "health", "email", "en", "gold",
+                  [Span(9, 15, "health"), Span(17, 38, "harmless")])  # fmt: skip
+    files = [tmp_path / "gold.parquet", tmp_path / "pred.parquet"]
+    write_records(files[0], [gold])
+    write_records(files[1], [pred])
+    args = ["eval", *map(str, files), "--format", "json"]
+    result = CliRunner().invoke(main, [*args, "--prompts", str(prompts)])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["negative_labels"] == ["harmless"]
+    assert payload["groups"]["all"]["labels"] == ["health"]
+    assert payload["groups"]["all"]["token_scores"]["micro"]["f1"] == 1.0
+    # With the shipped categories, `harmless` is a label like any other.
+    default = json.loads(CliRunner().invoke(main, args).stdout)
+    assert default["negative_labels"] == ["other"]
+    assert default["groups"]["all"]["labels"] == ["harmless", "health"]
 
 
 def test_queries_take_the_negative_category(tmp_path: Path) -> None:

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import click
 
+from gen.cli.options import prompts_option
+from gen.core.packs import negative_labels
 from gen.evaluate.report import render_text
-from gen.evaluate.run import GROUPINGS, NEGATIVE_LABELS, Grouping, evaluate_files
+from gen.evaluate.run import GROUPINGS, Grouping, evaluate_files
 
 
 @click.command("eval")
@@ -31,16 +33,23 @@ from gen.evaluate.run import GROUPINGS, NEGATIVE_LABELS, Grouping, evaluate_file
 @click.option(
     "--negative",
     multiple=True,
-    default=NEGATIVE_LABELS,
-    show_default=True,
-    help="Label that means 'not sensitive' (counted as no label); repeat for several.",
+    help="Label that means 'not sensitive' (counted as no label); repeat for several  "
+    "[default: the labels of the categories with `sensitive: false` in categories.yaml].",
 )
+@prompts_option
 def eval_command(
-    gold: Path, pred: Path, by: Grouping, output_format: str, negative: tuple[str, ...]
+    gold: Path,
+    pred: Path,
+    by: Grouping,
+    output_format: str,
+    negative: tuple[str, ...],
+    prompts_dir: Path | None,
 ) -> None:
     """Score the spans of PRED against GOLD (Parquet, JSONL or record folders, same ids
     and texts): token overlap per label, documents, SemEval entity schemes, confusion."""
-    evaluation = evaluate_files(gold, pred, by=by, negative=negative)
+    evaluation = evaluate_files(
+        gold, pred, by=by, negative=negative or negative_labels(prompts_dir)
+    )
     if output_format == "json":
         click.echo(json.dumps(evaluation.to_json(), indent=2, ensure_ascii=False))
     else:

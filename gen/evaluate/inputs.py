@@ -1,17 +1,23 @@
 """The gold and predicted records `gen eval` compares, read and paired with one clear
 message for anything that does not fit: which file (GOLD or PRED), which line or
-record, and what was expected."""
+record, and what was expected.
+
+Texts are compared in NFC (a decomposed "José" is the same text as the precomposed
+one); when the two sides differ only in normalization, the predicted spans are moved
+onto the gold text's offsets, so every score counts the same characters on both sides.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import GenError, UsageError
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span, check_spans
+from gen.text.nfc import move_range, same_text
 
 #: Source of predicted spans that name none (so `--by source` never calls them gold).
 PRED_SOURCE = "pred"
@@ -50,7 +56,8 @@ def _by_id(records: Sequence[Record], role: str) -> dict[str, Record]:
 
 
 def pair_records(gold: Sequence[Record], pred: Sequence[Record]) -> list[DocumentPair]:
-    """Match records by id; both sides must hold the same ids, the same texts and valid spans."""
+    """Match records by id; both sides must hold the same ids, the same texts (compared in
+    NFC: predicted spans move onto the gold text's offsets) and valid spans."""
     gold_by_id = _by_id(gold, "GOLD")
     pred_by_id = _by_id(pred, "PRED")
     missing = gold_by_id.keys() - pred_by_id.keys()
@@ -59,7 +66,9 @@ def pair_records(gold: Sequence[Record], pred: Sequence[Record]) -> list[Documen
     extra = pred_by_id.keys() - gold_by_id.keys()
     if extra:
         raise UsageError(f"{len(extra)} PRED ids are not in GOLD: {_id_list(extra)}")
-    differing = [i for i, record in gold_by_id.items() if record.text != pred_by_id[i].text]
+    differing = [
+        i for i, record in gold_by_id.items() if not same_text(record.text, pred_by_id[i].text)
+    ]
     if differing:
         raise UsageError(
             f"texts differ between GOLD and PRED for {len(differing)} ids: {_id_list(differing)}"
@@ -67,18 +76,32 @@ def pair_records(gold: Sequence[Record], pred: Sequence[Record]) -> list[Documen
     pairs = []
     for record_id, record in gold_by_id.items():
         predicted = pred_by_id[record_id]
-        for role, spans in (("GOLD", record.spans), ("PRED", predicted.spans)):
-            try:
-                check_spans(record.text, spans, record_id=record_id)
-            except GenError as exc:
-                raise UsageError(f"{role}: {exc}") from None
         pairs.append(
             DocumentPair(
                 id=record_id,
                 text=record.text,
                 category=record.category,
-                gold=tuple(record.spans),
-                pred=tuple(predicted.spans),
+                gold=tuple(_checked_spans(record, "GOLD")),
+                pred=_moved(_checked_spans(predicted, "PRED"), predicted.text, record.text),
             )
         )
     return pairs
+
+
+def _checked_spans(record: Record, role: str) -> list[Span]:
+    try:
+        check_spans(record.text, record.spans, record_id=record.id)
+    except GenError as exc:
+        raise UsageError(f"{role}: {exc}") from None
+    return record.spans
+
+
+def _moved(spans: Sequence[Span], source: str, target: str) -> tuple[Span, ...]:
+    """`spans` of `source` on the offsets of `target`, the same text in NFC."""
+    if source == target:
+        return tuple(spans)
+    moved = []
+    for span in spans:
+        start, end = move_range(span.start, span.end, source, target)
+        moved.append(replace(span, start=start, end=end))
+    return tuple(moved)

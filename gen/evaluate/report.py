@@ -8,7 +8,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from gen.evaluate.run import ALL, SCHEMES, SENSITIVE, Confusion, EntityScheme, Evaluation
+from gen.evaluate.confusion import Confusion
+from gen.evaluate.counting import SENSITIVE
+from gen.evaluate.entities import SCHEMES, EntityScheme
+from gen.evaluate.run import ALL, Evaluation
 from gen.evaluate.scores import Scores, ScoreTable
 
 
