@@ -16,7 +16,7 @@ from pathlib import Path
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.inspect.page import write_inspect_page
+from gen.inspect import page as inspect_page
 
 LABELS = ("health", "politic", "judicial", "philosophy", "sexuality", "ethnic", "other")
 WORDS = [
@@ -95,7 +95,7 @@ def main(documents: int = 5000) -> None:
         with RecordTable(RunPaths(run).labeled, part_rows=1000) as table:
             table.extend(synthetic_record(i, rng) for i in range(documents))
         start = time.perf_counter()
-        page = write_inspect_page(run)
+        page = inspect_page.run(RunPaths(run), inspect_page.PageOptions())
         built = time.perf_counter() - start
         print(f"documents: {documents}")
         print(f"build page (incl. stats chart): {built:.2f} s")

@@ -15,12 +15,14 @@ from gen.cli import main
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.inspect import page as inspect_page
 from gen.inspect.page import (
+    NEGATIVE_COLOR,
     PAGE_SIZE,
+    PageOptions,
     collect_documents,
     document_entry,
     label_colors,
-    write_inspect_page,
 )
 
 HOSTILE = "</script><script>window.pwned = 1</script><img src=x onerror=alert(1)>"
@@ -119,6 +121,10 @@ def make_demo_run(root: Path, documents: int = 12) -> Path:
     return root
 
 
+def write_inspect_page(run: Path, **options) -> Path:
+    return inspect_page.run(RunPaths(run), PageOptions(**options))
+
+
 def page_data(html: str) -> dict:
     match = re.search(r'<script type="application/json" id="data">(.*?)</script>', html, re.S)
     assert match is not None
@@ -183,7 +189,7 @@ def test_without_labeled_records_the_page_explains_missing_charts(tmp_path: Path
 
 def test_table_option_and_errors(tmp_path: Path) -> None:
     run = make_demo_run(tmp_path / "run")
-    only_wiki = collect_documents(run, ["wikipedia"])
+    only_wiki = collect_documents(RunPaths(run), ["wikipedia"])
     assert {doc["table"] for doc in only_wiki} == {
         "wikipedia",
         "rejects/label",
@@ -212,6 +218,21 @@ def test_label_colors_stable_and_distinct() -> None:
     assert colors["health"] == "#7aecec"
     assert colors["email"] != colors["person"]
     assert label_colors(["email", "person"]) == {k: colors[k] for k in ("email", "person")}
+
+
+def test_negative_labels_come_from_the_options_not_the_code(tmp_path: Path) -> None:
+    assert label_colors(["other", "health"], ["other"])["other"] == NEGATIVE_COLOR
+    assert label_colors(["other", "none"], ["none"]) == {
+        "none": NEGATIVE_COLOR,
+        "other": label_colors(["other"])["other"],
+    }
+    run = make_demo_run(tmp_path / "run")
+    colors = page_data(write_inspect_page(run).read_text(encoding="utf-8"))["colors"]
+    assert colors["other"] == NEGATIVE_COLOR  # categories.yaml: other is not sensitive
+    colors = page_data(
+        write_inspect_page(run, negative_labels=("person",)).read_text(encoding="utf-8")
+    )["colors"]
+    assert colors["person"] == NEGATIVE_COLOR and colors["other"] != NEGATIVE_COLOR
 
 
 def test_score_that_is_not_a_number_becomes_no_score() -> None:

@@ -6,11 +6,13 @@ from click.testing import CliRunner
 
 from gen.cli import main
 from gen.core.errors import UsageError
+from gen.core.packs import default_prompts_dir
 from gen.core.records import Record, Span
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.dataset.splits import parse_ratios
 from gen.export.run import ExportOptions, export_run
-from gen.inspect.stats import chart_png, compute_stats, document_table, label_table
+from gen.inspect.stats import chart_png, compute_stats
+from gen.inspect.tables import document_table, label_table
 
 
 def test_label_table_shares_sum_to_one_and_count_other():
@@ -26,7 +28,7 @@ def test_label_table_shares_sum_to_one_and_count_other():
         ),
         Record("b", "Budget approved.", "other", "report", "en", "llm"),
     ]
-    table = label_table(records).set_index("label")
+    table = label_table(records, "other").set_index("label")
     assert table.loc["health", "chars"] == 6
     assert table.loc["PERSON", "words"] == 1
     assert table.loc["other", "chars"] == 32 - 10
@@ -95,3 +97,19 @@ def test_cli_stats_prints_and_writes(tmp_path):
     assert "| health |" in (tmp_path / "stats" / "stats.md").read_text()
     empty = CliRunner().invoke(main, ["stats", "--run", str(tmp_path / "none")])
     assert empty.exit_code == 2
+
+
+def test_text_outside_spans_takes_the_negative_label_of_categories_yaml(tmp_path):
+    make_run(tmp_path / "run")
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    categories = (default_prompts_dir() / "categories.yaml").read_text(encoding="utf-8")
+    (prompts / "categories.yaml").write_text(
+        categories.replace("other: {label: other,", "other: {label: harmless,"), encoding="utf-8"
+    )
+    args = ["stats", "--run", str(tmp_path / "run"), "--prompts", str(prompts)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    labels = (tmp_path / "run" / "stats" / "labels.csv").read_text().splitlines()
+    assert labels[-1].startswith("harmless,0,")  # uncovered text, listed last
+    assert not any(line.startswith("other,") for line in labels)

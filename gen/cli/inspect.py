@@ -6,8 +6,10 @@ from pathlib import Path
 
 import click
 
-from gen.cli.options import run_option
-from gen.inspect.page import TABLES, write_inspect_page
+from gen.cli.options import prompts_option, run_option
+from gen.core.packs import negative_labels
+from gen.core.runs import RunPaths
+from gen.inspect import page
 
 
 @click.command("inspect")
@@ -21,12 +23,16 @@ from gen.inspect.page import TABLES, write_inspect_page
 @click.option(
     "--table",
     "tables",
-    type=click.Choice(TABLES),
+    type=click.Choice(page.TABLES),
     multiple=True,
     help="Record table to show; repeat for several  [default: labeled (else documents), "
     "wikipedia, queries]. Rejects are always shown.",
 )
-def inspect_command(run_dir: Path, out: Path | None, tables: tuple[str, ...]) -> None:
+@prompts_option
+def inspect_command(
+    run_dir: Path, out: Path | None, tables: tuple[str, ...], prompts_dir: Path | None
+) -> None:
     """Write a self-contained HTML page with every document and its highlighted spans."""
-    target = write_inspect_page(run_dir, out, tables)
+    options = page.PageOptions(out=out, tables=tables, negative_labels=negative_labels(prompts_dir))
+    target = page.run(RunPaths(run_dir), options)
     click.echo(f"wrote {target}")

@@ -8,15 +8,19 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from gen.cli.options import run_option
-from gen.inspect.stats import write_stats
+from gen.cli.options import prompts_option, run_option
+from gen.core.packs import negative_labels
+from gen.core.runs import RunPaths
+from gen.inspect import stats as stats_stage
 
 
 @click.command("stats")
 @run_option
-def stats(run_dir: Path) -> None:
+@prompts_option
+def stats(run_dir: Path, prompts_dir: Path | None) -> None:
     """Label shares, documents per category/type/split, rejects; Markdown, CSV and PNG."""
-    computed, written = write_stats(run_dir)
+    options = stats_stage.StatsOptions(negative_labels=negative_labels(prompts_dir))
+    computed = stats_stage.run(RunPaths(run_dir), options)
     console = Console()
     for name, frame in computed.tables().items():
         table = Table(title=name, title_justify="left")
@@ -25,4 +29,4 @@ def stats(run_dir: Path) -> None:
         for row in frame.itertuples(index=False):
             table.add_row(*map(str, row))
         console.print(table)
-    click.echo(f"written: {', '.join(str(path) for path in written)}")
+    click.echo(f"written: {', '.join(str(path) for path in computed.written)}")

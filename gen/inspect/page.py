@@ -13,6 +13,7 @@ import base64
 import json
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from gen.core.errors import UsageError
+from gen.core.packs import negative_labels
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_atomic
-from gen.inspect.stats import chart_png, compute_stats
+from gen.inspect.stats import StatsOptions, chart_png, compute_stats
 
 #: Record tables of a run folder that the page can show.
 TABLES = ("labeled", "documents", "wikipedia", "queries", "dataset")
@@ -39,8 +41,9 @@ LABEL_COLORS = {
     "judicial": "#ff9561",
     "philosophy": "#aa9cfc",
     "ethnic": "#c887fb",
-    "other": "#e4e7d2",
 }
+#: The colour of labels that mean "not sensitive" (`other`): pale, so it reads as no label.
+NEGATIVE_COLOR = "#e4e7d2"
 PALETTE = (
     "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff", "#bfe1d9", "#fcd9a4",
     "#c4e0a0", "#d9c4f0", "#f5b7b1", "#a9cce3", "#f9e79f", "#d5dbdb",
@@ -59,11 +62,25 @@ def _has_records(folder: Path) -> bool:
     return RecordTable(folder).exists()
 
 
-def label_colors(labels: Iterable[str]) -> dict[str, str]:
+@dataclass(frozen=True)
+class PageOptions:
+    #: HTML file to write (default `RUN/inspect.html`).
+    out: Path | None = None
+    #: Record tables to show (default: see `default_tables`); rejects are always shown.
+    tables: tuple[str, ...] = ()
+    #: Labels meaning "not sensitive" (categories.yaml), drawn in a pale neutral colour.
+    negative_labels: tuple[str, ...] = field(default_factory=negative_labels)
+
+
+def label_colors(labels: Iterable[str], negative: Iterable[str] = ()) -> dict[str, str]:
+    """A colour per label: the taxonomy's own, pale for `negative` labels, else the palette."""
     colors = {}
     others = 0
+    negative = set(negative)
     for label in sorted(set(labels)):
-        if label in LABEL_COLORS:
+        if label in negative:
+            colors[label] = NEGATIVE_COLOR
+        elif label in LABEL_COLORS:
             colors[label] = LABEL_COLORS[label]
         else:
             colors[label] = PALETTE[others % len(PALETTE)]
@@ -104,9 +121,8 @@ def _finite(score: float | None) -> float | None:
     return score if score is not None and math.isfinite(score) else None
 
 
-def collect_documents(run: Path, tables: Sequence[str] | None = None) -> list[dict]:
+def collect_documents(paths: RunPaths, tables: Sequence[str] = ()) -> list[dict]:
     """Entries of the chosen tables, then every stage's rejects with their reason."""
-    paths = RunPaths(Path(run))
     if not paths.root.is_dir():
         raise UsageError(f"run folder {paths.root} not found; expected the --run folder of gen")
     chosen = list(tables) if tables else default_tables(paths.root)
@@ -134,10 +150,10 @@ def collect_documents(run: Path, tables: Sequence[str] | None = None) -> list[di
     return entries
 
 
-def run_chart(run: Path) -> tuple[bytes | None, str]:
+def run_chart(paths: RunPaths, options: StatsOptions) -> tuple[bytes | None, str]:
     """The `gen stats` charts of the run, or why there are none."""
     try:
-        return chart_png(compute_stats(run)), ""
+        return chart_png(compute_stats(paths, options)), ""
     except UsageError as exc:
         return None, f"No statistics charts: {exc}"
 
@@ -151,7 +167,12 @@ def _script_json(payload: Any) -> Markup:
 
 
 def render_page(
-    documents: list[dict], *, title: str, chart: bytes | None = None, chart_note: str = ""
+    documents: list[dict],
+    *,
+    title: str,
+    negative: Iterable[str] = (),
+    chart: bytes | None = None,
+    chart_note: str = "",
 ) -> str:
     environment = Environment(
         loader=PackageLoader("gen.inspect", "templates"), autoescape=select_autoescape(["j2"])
@@ -164,7 +185,8 @@ def render_page(
         f"rejected), {sum(len(doc['spans']) for doc in documents)} spans, {len(labels)} labels. "
         "Hover a highlight for its source and alignment."
     )
-    data = {"documents": documents, "colors": label_colors(labels), "page_size": PAGE_SIZE}
+    colors = label_colors(labels, negative)
+    data = {"documents": documents, "colors": colors, "page_size": PAGE_SIZE}
     return environment.get_template("inspect.html.j2").render(
         title=title,
         summary=summary,
@@ -174,15 +196,17 @@ def render_page(
     )
 
 
-def write_inspect_page(
-    run: Path, out: Path | None = None, tables: Sequence[str] | None = None
-) -> Path:
-    """Write the review page of `run` (default `RUN/inspect.html`) atomically."""
-    run = Path(run)
-    documents = collect_documents(run, tables)
-    chart, chart_note = run_chart(run)
-    target = Path(out) if out else run / "inspect.html"
-    title = f"gen inspect: {run.resolve().name}"
-    page = render_page(documents, title=title, chart=chart, chart_note=chart_note)
+def run(paths: RunPaths, options: PageOptions) -> Path:
+    """Write the review page of the run atomically; returns where."""
+    documents = collect_documents(paths, options.tables)
+    chart, chart_note = run_chart(paths, StatsOptions(negative_labels=options.negative_labels))
+    target = Path(options.out) if options.out else paths.root / "inspect.html"
+    page = render_page(
+        documents,
+        title=f"gen inspect: {paths.root.resolve().name}",
+        negative=options.negative_labels,
+        chart=chart,
+        chart_note=chart_note,
+    )
     write_atomic(target, page.encode("utf-8"))
     return target

@@ -1,27 +1,35 @@
-"""The tables a user checks before training: label shares, document counts, splits, rejects.
+"""`gen stats`: the tables a user checks before training: label shares, document
+counts, splits, rejects.
 
-`compute_stats` is pure reading (the inspect page calls it too); `write_stats`
-writes Markdown, CSV and a PNG chart to `RUN/stats/`.
+`compute_stats` only reads the run (the inspect page and the dataset card call it
+too); `run` also writes Markdown, CSV and a PNG chart to `RUN/stats/`. The tables
+themselves are pure functions of the records (`gen.inspect.tables`).
 """
 
 from __future__ import annotations
 
 import io
 from collections import Counter
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from gen.core.errors import UsageError
-from gen.core.records import Record, Span
+from gen.core.packs import negative_labels
+from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, read_json_object, write_atomic
-from gen.text.words import word_owners, word_spans
+from gen.inspect.tables import document_table, label_table, markdown_table, split_table
 
-#: Label name for characters and words outside every span.
-NON_SENSITIVE = "other"
+
+@dataclass(frozen=True)
+class StatsOptions:
+    #: Export whose split manifest gives the splits table (default: the latest export).
+    export_format: str | None = None
+    #: Labels meaning "not sensitive" (categories.yaml); text outside every span counts
+    #: as the first.
+    negative_labels: tuple[str, ...] = field(default_factory=negative_labels)
 
 
 @dataclass
@@ -47,6 +55,8 @@ class RunStats:
     models: list[str] = field(default_factory=list)
     #: Export format whose split manifest the `splits` table comes from.
     export_format: str | None = None
+    #: Files `run` wrote (Markdown, CSV, PNG); empty from `compute_stats`.
+    written: list[Path] = field(default_factory=list)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         counts = [("rejected", k, v) for k, v in self.rejected.items()]
@@ -60,21 +70,20 @@ class RunStats:
         }
 
 
-def compute_stats(run: Path, export_format: str | None = None) -> RunStats:
-    """Statistics of `run`: the built dataset if any, else labeled documents + negatives + queries.
-
-    Splits come from the export manifest of `export_format` (default: the latest export).
-    """
-    paths = RunPaths(Path(run))
+def compute_stats(run: Path | RunPaths, options: StatsOptions | None = None) -> RunStats:
+    """Statistics of `run`: the built dataset if any, else labeled documents, negatives and
+    queries."""
+    paths = run if isinstance(run, RunPaths) else RunPaths(Path(run))
+    options = options or StatsOptions()
     basis, records = _records(paths)
-    manifest_path = _export_manifest(paths, export_format)
+    manifest_path = _export_manifest(paths, options.export_format)
     split_ids: dict[str, list[str]] = {}
     if manifest_path is not None:
         split_ids = read_json_object(manifest_path).get("splits", {})
     return RunStats(
         run=paths.root,
         basis=basis,
-        labels=label_table(records),
+        labels=label_table(records, options.negative_labels[0]),
         categories=document_table(records, ["category"]),
         doc_types=document_table(records, ["category", "doc_type"]),
         splits=split_table(records, split_ids),
@@ -119,84 +128,6 @@ def _rejected_counts(paths: RunPaths) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _union_length(ranges: Iterable[tuple[int, int]]) -> int:
-    total, reach = 0, 0
-    for start, end in sorted(ranges):
-        start = max(start, reach)
-        if end > start:
-            total += end - start
-            reach = end
-    return total
-
-
-def label_table(records: Sequence[Record]) -> pd.DataFrame:
-    """Share of characters and words per label; uncovered text counts as `other`."""
-    chars: Counter[str] = Counter()
-    words: Counter[str] = Counter()
-    span_counts: Counter[str] = Counter()
-    total_chars = total_words = 0
-    for record in records:
-        by_label: dict[str, list[Span]] = {}
-        for span in record.spans:
-            by_label.setdefault(span.label, []).append(span)
-            span_counts[span.label] += 1
-        for label, spans in by_label.items():
-            chars[label] += _union_length((s.start, s.end) for s in spans)
-        covered = _union_length((s.start, s.end) for s in record.spans)
-        chars[NON_SENSITIVE] += len(record.text) - covered
-        total_chars += len(record.text)
-        owners = word_owners(word_spans(record.text), record.spans)
-        words.update(NON_SENSITIVE if o is None else o.label for o in owners)
-        total_words += len(owners)
-    rows = [
-        {
-            "label": label,
-            "spans": span_counts[label],
-            "chars": chars[label],
-            "char_share": round(chars[label] / total_chars, 4) if total_chars else 0.0,
-            "words": words[label],
-            "word_share": round(words[label] / total_words, 4) if total_words else 0.0,
-        }
-        for label in sorted(chars, key=lambda name: (name == NON_SENSITIVE, name))
-    ]
-    return pd.DataFrame(
-        rows, columns=["label", "spans", "chars", "char_share", "words", "word_share"]
-    )
-
-
-def document_table(records: Sequence[Record], keys: list[str]) -> pd.DataFrame:
-    """Documents and average length (characters) per combination of `keys`."""
-    frame = pd.DataFrame(
-        [{**{k: getattr(r, k) for k in keys}, "chars": len(r.text)} for r in records],
-        columns=[*keys, "chars"],
-    )
-    table = frame.groupby(keys, sort=True).agg(
-        documents=("chars", "size"), avg_chars=("chars", "mean")
-    )
-    return table.round({"avg_chars": 1}).reset_index()
-
-
-def split_table(records: Sequence[Record], split_ids: dict[str, list[str]]) -> pd.DataFrame:
-    """Documents and average length per split, category and document type."""
-    by_id = {r.id: r for r in records}
-    members = {split: [by_id[i] for i in ids if i in by_id] for split, ids in split_ids.items()}
-    tables = [
-        document_table(found, ["category", "doc_type"]).assign(split=split)
-        for split, found in members.items()
-        if found
-    ]
-    columns = ["split", "category", "doc_type", "documents", "avg_chars"]
-    return pd.concat(tables)[columns] if tables else pd.DataFrame(columns=columns)
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table (pandas needs `tabulate` for this; one table is enough)."""
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
-
-
 def stats_markdown(stats: RunStats) -> str:
     """All tables as one Markdown document (also the statistics part of the dataset card)."""
     titles = {
@@ -230,17 +161,16 @@ def chart_png(stats: RunStats) -> bytes:
     return buffer.getvalue()
 
 
-def write_stats(run: Path) -> tuple[RunStats, list[Path]]:
-    """Compute the statistics of `run` and write them to `RUN/stats/` (Markdown, CSV, PNG)."""
-    stats = compute_stats(run)
-    folder = RunPaths(Path(run)).stats
-    written = []
+def run(paths: RunPaths, options: StatsOptions) -> RunStats:
+    """Compute the statistics of the run and write them to `RUN/stats/` (Markdown, CSV, PNG)."""
+    stats = compute_stats(paths, options)
+    tables = []
     for name, frame in stats.tables().items():
-        path = folder / f"{name}.csv"
-        write_atomic(path, frame.to_csv(index=False).encode())
-        written.append(path)
-    markdown = folder / "stats.md"
+        tables.append(paths.stats / f"{name}.csv")
+        write_atomic(tables[-1], frame.to_csv(index=False).encode())
+    markdown = paths.stats / "stats.md"
     write_atomic(markdown, f"# Statistics of {stats.run}\n\n{stats_markdown(stats)}".encode())
-    chart = folder / "chart.png"
+    chart = paths.stats / "chart.png"
     write_atomic(chart, chart_png(stats))
-    return stats, [markdown, *written, chart]
+    stats.written = [markdown, *tables, chart]
+    return stats
