@@ -9,9 +9,11 @@ belong to them (joined by inner hyphens, apostrophes or periods: "e-mail",
 "l'anno", "3.5"); a Chinese, Japanese or Korean character on its own (those
 scripts do not put spaces between words, so a whole clause would otherwise be one
 word); or any other visible character (punctuation, a symbol, an emoji) on its
-own. Words are found in the text's NFC form, so a decomposed "José" is one word
-like the precomposed one, and a combining mark is never a word by itself; the
-offsets are always offsets into the original string.
+own. The units are grapheme clusters (a character with its marks, an emoji with
+its modifiers, a Hangul syllable's jamo), so a combining mark is never a word by
+itself and a decomposed (NFD) "José" is one word like the precomposed one: the
+words do not depend on the normalization (a property test checks NFC against
+NFD), and no text is normalized, so offsets are always offsets into the original.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from operator import itemgetter
 import regex
 
 from gen.core.records import Span
-from gen.text.nfc import nfc_text
 
 #: Scripts written without spaces between words: one word per character.
 _UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
@@ -38,8 +39,8 @@ _JOINERS = (
 _UNSPACED = regex.compile(f"[{_UNSPACED_SCRIPTS}]")
 _JOINING = regex.compile(f"[{_JOINERS}]")
 _SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}]")
-#: Below U+0300 (ASCII, Latin-1, Latin Extended, IPA) every character is in NFC, stands
-#: alone and is no CJK: such a text needs none of the steps below (a test checks this).
+#: Below U+0300 (ASCII, Latin-1, Latin Extended, IPA) no character is CJK or joins a
+#: cluster: a fast `re` check that spares most texts the `_SPECIAL` search.
 _BEYOND_LATIN = re.compile("[^\x00-\u02ff]")
 _CLUSTER = regex.compile(r"\X")
 _MARK = regex.compile(r"\p{M}")
@@ -72,20 +73,12 @@ _STAND_INS = _StandIns()
 
 def word_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of the words of `text`, in order, as offsets into `text`."""
-    if not _BEYOND_LATIN.search(text):  # the common case: nothing to normalize or join
+    special = _SPECIAL.search(text) if _BEYOND_LATIN.search(text) else None
+    if special is None:  # the common case: every character stands alone
         return _matches(text)
-    view = nfc_text(text)
-    normalized = view.text
-    special = _SPECIAL.search(normalized)
-    if special is None:
-        ranges = _matches(normalized)
-    elif _JOINING.search(normalized, special.start()):
-        ranges = _cluster_words(normalized)
-    else:
-        ranges = _matches(normalized.translate(_STAND_INS))
-    if normalized is text:
-        return ranges
-    return view.to_original(ranges)
+    if _JOINING.search(text, special.start()):
+        return _cluster_words(text)
+    return _matches(text.translate(_STAND_INS))
 
 
 def _matches(text: str) -> list[tuple[int, int]]:
@@ -95,7 +88,7 @@ def _matches(text: str) -> list[tuple[int, int]]:
 def _cluster_words(text: str) -> list[tuple[int, int]]:
     """`WORD_PATTERN` over grapheme clusters: each cluster is matched as its first
     character, a CJK character as a symbol (a word alone), and a mark with nothing
-    to sit on (at the start of the text or a line) as a space."""
+    to sit on (at the start of the text, or after a line break) as a space."""
     clusters = _CLUSTER.findall(text)
     firsts = "".join([cluster[0] for cluster in clusters])
     edges = [0, *accumulate(map(len, clusters))]
