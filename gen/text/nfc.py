@@ -2,8 +2,10 @@
 
 "José" typed on a Mac may arrive decomposed ("Jose" + U+0301) while the same
 word from another tool is precomposed: the same text to a reader, different
-strings to Python. Comparisons and tokenization therefore look at the NFC form,
-but stored texts are never rewritten, so every offset has to find its way back.
+strings to Python. Texts are therefore compared in NFC (`gen eval` pairs GOLD and
+PRED texts this way), but stored texts are never rewritten, so every offset has to
+find its way back. (Words need none of this: `gen.text.words` builds them from
+grapheme clusters, which give the same words in NFC and NFD.)
 
 Method: only the words around a character NFC may change or combine (quick
 check "no" or "maybe", or a combining mark) are looked at; the text between them
