@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from build_fixtures import make_run
 from click.testing import CliRunner
 
 from gen.cli import main
-from gen.dataset.dedup import minhashes, near_duplicates, similar_pairs
+from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
 
 WORDS = [f"word{i}" for i in range(300)]
 
@@ -62,3 +63,8 @@ def test_cli_build_at_the_top_of_the_range(tmp_path: Path) -> None:
         assert "removed records: exact_duplicate 1" in result.output
     outside = CliRunner().invoke(main, ["build", "--run", str(tmp_path), "--dedup-threshold", "0"])
     assert outside.exit_code == 2 and "dedup threshold must be in (0, 1]" in outside.output
+
+
+def test_a_decomposed_copy_is_an_exact_duplicate() -> None:
+    text = "José Nuñez è stato ricoverato in città."
+    assert exact_duplicates([text, unicodedata.normalize("NFD", text)]) == {1: 0}

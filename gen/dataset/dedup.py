@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gen.text.nfc import nfc
+
 if TYPE_CHECKING:  # datasketch pulls in scipy: imported where used, not at CLI start-up
     from datasketch import MinHash, MinHashLSH
 
@@ -24,8 +26,9 @@ _WORD = re.compile(r"\w+")
 
 
 def normalized(text: str) -> str:
-    """Text reduced to lowercase words, so case, punctuation and spacing don't hide a copy."""
-    return " ".join(_WORD.findall(text.lower()))
+    """Text reduced to lowercase words, so case, punctuation, spacing and Unicode
+    normalization (NFC: a decomposed "José" is the same word) don't hide a copy."""
+    return " ".join(_WORD.findall(nfc(text).lower()))
 
 
 def _shingles(text: str) -> set[bytes]:
