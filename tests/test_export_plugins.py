@@ -206,3 +206,28 @@ def test_export_does_not_import_labeling():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_cli_help_and_defaults_come_from_the_formats(built):
+    runner = CliRunner()
+    help_text = " ".join(runner.invoke(main, ["export", "--help"]).output.split())
+    assert (
+        "hf-tokens: token overlap between windows (default 20); "
+        "sentences-context: words between chunk starts (default 6)." in help_text
+    )
+    assert "conll, hf-tokens: word tag scheme" in help_text
+    result = runner.invoke(
+        main, ["export", "--run", str(built.root), "--format", "sentences-context"]
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((built.export / "sentences-context" / "manifest.json").read_text())
+    assert manifest["options"] == {
+        "stride": 6,
+        "chunk_width": 7,
+        "context_width": 15,
+        "separator": "[SEP]",
+    }
+    too_small = runner.invoke(
+        main, ["export", "--run", str(built.root), "--format", "conll", "--length", "0"]
+    )
+    assert too_small.exit_code == 2 and "--length" in too_small.output
