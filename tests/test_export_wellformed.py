@@ -181,13 +181,15 @@ def test_a_running_export_keeps_its_folder_and_its_format(queries, tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys, filelock; lock = filelock.FileLock(sys.argv[1]); lock.acquire(); "
+            "import sys; from pathlib import Path; from gen.core.locks import FileLock; "
+            "lock = FileLock(Path(sys.argv[1])); assert lock.acquire(); "
             "print('held', flush=True); sys.stdin.read()",
             str(paths.export / ".spacy.lock"),
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        env=_env(),
     )
     try:
         assert holder.stdout.readline().strip() == "held"
@@ -195,7 +197,7 @@ def test_a_running_export_keeps_its_folder_and_its_format(queries, tmp_path):
         assert in_use.is_dir(), "a folder whose export still runs was removed"
         busy = CliRunner().invoke(main, ["export", "--run", str(paths.root), "--format", "spacy"])
         assert busy.exit_code == 2
-        assert "another `gen export --format spacy` is writing" in busy.output
+        assert "is being written by another `gen export --format spacy` (pid" in busy.output
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gen.core.store import read_records, write_atomic, write_records
+from gen.core.record_files import read_record_file
+from gen.core.store import write_atomic, write_records
 from gen.export.base import ExportFormat, ExportJob
 from gen.export.checks import span_problems
 
@@ -31,7 +32,7 @@ def write_jsonl(job: ExportJob) -> dict[str, Any]:
 def check_records(job: ExportJob, details: dict[str, Any]) -> list[str]:
     problems = []
     for name, file in details["files"].items():
-        back = read_records(job.folder / file)
+        back = read_record_file(job.folder / file, "exported file")
         if [r.id for r in back] != [r.id for r in job.splits[name]]:
             problems.append(f"{file}: the records read back are not the ones written")
         for record in back:
