@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from build_fixtures import make_run
 from click.testing import CliRunner
+from export_fixtures import trained_tokenizer
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,8 +16,10 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.dataset.splits import parse_ratios
+from gen.export.base import ExportJob
 from gen.export.formats.conll import read_conll
-from gen.export.run import ExportOptions, export_run
+from gen.export.run import ExportOptions
+from gen.export.run import run as export_run
 from gen.text.words import spans_from_tags, tag_names, word_spans, word_tags
 
 RATIOS = parse_ratios("0.7,0.15,0.15")
@@ -34,8 +37,8 @@ def _dataset(run: Path) -> dict[str, Record]:
     return {r.id: r for r in RecordTable(RunPaths(run).dataset).read()}
 
 
-def _export(run: Path, name: str, **options) -> dict:
-    export_run(run, name, RATIOS, 0, ExportOptions(**options))
+def _export(run: Path, name: str, **settings) -> dict:
+    export_run(RunPaths(run), ExportOptions(name, RATIOS, 0, settings=settings))
     folder = RunPaths(run).export / name
     return json.loads((folder / "manifest.json").read_text())
 
@@ -175,30 +178,12 @@ def test_conll_is_well_formed_and_round_trips(run, scheme):
         assert position == len(pairs)
 
 
-def _trained_tokenizer(folder: Path, texts: list[str]) -> Path:
-    tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import models, pre_tokenizers, processors, trainers
-
-    tokenizer = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(
-        vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
-    )
-    tokenizer.train_from_iterator(texts, trainer)
-    tokenizer.post_processor = processors.BertProcessing(
-        ("[SEP]", tokenizer.token_to_id("[SEP]")), ("[CLS]", tokenizer.token_to_id("[CLS]"))
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    tokenizer.save(str(folder / "tokenizer.json"))
-    return folder
-
-
 def test_hf_tokens_windows_and_labels(run, tmp_path):
     import pyarrow.parquet as pq
     from tokenizers import Tokenizer
 
     dataset = _dataset(run)
-    tokenizer_dir = _trained_tokenizer(tmp_path / "tok", [r.text for r in dataset.values()])
+    tokenizer_dir = trained_tokenizer(tmp_path / "tok", [r.text for r in dataset.values()])
     manifest = _export(run, "hf-tokens", tokenizer=tokenizer_dir, length=32, stride=8)
     id2label = {int(k): v for k, v in manifest["details"]["id2label"].items()}
     assert id2label[0] == "O"
@@ -260,7 +245,7 @@ def test_sentences_and_sentences_context(run):
 
 
 def test_sentences_context_follows_the_thesis_layout():
-    from gen.export.formats.sentences import chunk_rows
+    from gen.export.formats.sentences import ChunkSettings, chunk_rows
 
     text = " ".join(f"w{i}" for i in range(20))
     record = Record(
@@ -272,7 +257,8 @@ def test_sentences_context_follows_the_thesis_layout():
         "llm",
         [Span(text.index("w8"), text.index("w9") + 2, "health", "llm_censor")],
     )
-    rows = list(chunk_rows(record, ExportOptions(chunk_width=7, context_width=15, stride=6)))
+    job = ExportJob({}, Path(), ChunkSettings(chunk_width=7, context_width=15, stride=6))
+    rows = list(chunk_rows(job, record))
     assert rows[0] == (
         "w0 w1 w2 w3 w4 w5 w6 [SEP] w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14",
         "other",
@@ -305,7 +291,7 @@ def test_spacy_docbin_reads_back_with_every_span(run):
 
 def test_spacy_counts_spans_it_cannot_align(tmp_path):
     pytest.importorskip("spacy")
-    from gen.export.formats.spacy_docbin import export_spacy
+    from gen.export.formats.spacy_docbin import DocBinSettings, write_spacy
 
     record = Record(
         "r",
@@ -316,14 +302,10 @@ def test_spacy_counts_spans_it_cannot_align(tmp_path):
         "llm",
         [Span(2, 9, "health", "llm_censor")],
     )
-    strict = export_spacy(
-        {"train": [record]}, tmp_path / "a", ExportOptions(alignment_mode="strict")
-    )
+    strict = write_spacy(ExportJob({"train": [record]}, tmp_path / "a", DocBinSettings("strict")))
     assert strict["unaligned_spans"] == {"train": 1}
     assert strict["unaligned_examples"][0]["record"] == "r"
-    expand = export_spacy(
-        {"train": [record]}, tmp_path / "b", ExportOptions(alignment_mode="expand")
-    )
+    expand = write_spacy(ExportJob({"train": [record]}, tmp_path / "b", DocBinSettings("expand")))
     assert expand["unaligned_spans"] == {"train": 0}
 
 
@@ -338,7 +320,7 @@ def test_dataset_card(run):
 
 def test_export_replaces_previous_files(run):
     _export(run, "jsonl")
-    export_run(run, "jsonl", parse_ratios("0.8,0.2"), 0, ExportOptions())
+    export_run(RunPaths(run), ExportOptions("jsonl", parse_ratios("0.8,0.2")))
     names = sorted(p.name for p in (RunPaths(run).export / "jsonl").iterdir())
     assert names == ["README.md", "manifest.json", "test.jsonl", "train.jsonl"]
 

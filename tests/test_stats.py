@@ -8,9 +8,11 @@ from gen.cli import main
 from gen.core.errors import UsageError
 from gen.core.packs import default_prompts_dir
 from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.dataset.splits import parse_ratios
-from gen.export.run import ExportOptions, export_run
+from gen.export.run import ExportOptions
+from gen.export.run import run as export_run
 from gen.inspect.stats import chart_png, compute_stats
 from gen.inspect.tables import document_table, label_table
 
@@ -57,7 +59,7 @@ def test_compute_stats_before_and_after_build_and_export(tmp_path):
     assert before.flagged == {"alignment_low": 4}
     assert before.splits.empty
     build_dataset(tmp_path, BuildOptions())
-    export_run(tmp_path, "jsonl", parse_ratios("0.8,0.1,0.1"), 0, ExportOptions())
+    export_run(RunPaths(tmp_path), ExportOptions("jsonl", parse_ratios("0.8,0.1,0.1")))
     after = compute_stats(tmp_path)
     assert after.basis == "dataset"
     assert after.rejected == {"build: exact_duplicate": 1, "build: near_duplicate": 1}

@@ -1,21 +1,54 @@
-"""`gen export`: split RUN/dataset and write it in a trainer's format."""
+"""`gen export`: split RUN/dataset and write it in a trainer's format.
+
+The format options (`--scheme`, `--tokenizer`...) are not listed here: each
+format declares its own (gen.export.registry), and this module turns them into
+click options, once per name even when several formats share it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+from click.core import ParameterSource
 
-from gen.cli.options import run_option, seed_option
+from gen.cli.options import prompts_option, run_option, seed_option
+from gen.core.runs import RunPaths
 from gen.dataset.splits import parse_ratios
-from gen.export.run import ALIGNMENT_MODES, FORMATS, ExportOptions, export_run
-from gen.text.words import TAG_SCHEMES
+from gen.export.base import OptionSpec
+from gen.export.registry import export_format, export_formats, shared_options
+from gen.export.run import ExportOptions, run
+
+
+def _click_type(spec: OptionSpec) -> Any:
+    if spec.choices:
+        return click.Choice(spec.choices)
+    if spec.type is Path:
+        return click.Path(exists=spec.must_exist, path_type=Path)
+    if spec.type is int and spec.minimum is not None:
+        return click.IntRange(min=spec.minimum)
+    return spec.type
+
+
+def format_options(command: Any) -> Any:
+    """One click option per option name the formats declare, in declaration order."""
+    for shared in reversed(shared_options()):
+        command = click.option(
+            shared.spec.flag,
+            shared.spec.name,
+            type=_click_type(shared.spec),
+            default=shared.default,
+            show_default=shared.default is not None,
+            help=shared.help,
+        )(command)
+    return command
 
 
 @click.command("export")
 @run_option
 @seed_option
-@click.option("--format", "format_name", type=click.Choice(sorted(FORMATS)), required=True)
+@click.option("--format", "format_name", type=click.Choice(sorted(export_formats())), required=True)
 @click.option(
     "--split",
     "split_text",
@@ -28,71 +61,47 @@ from gen.text.words import TAG_SCHEMES
     default="",
     help="Comma-separated document types kept whole for the test split.",
 )
-@click.option(
-    "--scheme",
-    type=click.Choice(TAG_SCHEMES),
-    default="io",
-    show_default=True,
-    help="Tag scheme of conll and hf-tokens.",
-)
-@click.option(
-    "--tokenizer",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="hf-tokens: a local tokenizer folder or tokenizer.json.",
-)
-@click.option(
-    "--length", type=int, default=100, show_default=True, help="hf-tokens: window length in tokens."
-)
-@click.option(
-    "--stride",
-    type=int,
-    default=None,
-    help="hf-tokens: token overlap between windows (default 20); "
-    "sentences-context: words between chunk starts (default 6).",
-)
-@click.option(
-    "--chunk-width",
-    type=int,
-    default=7,
-    show_default=True,
-    help="sentences-context: words per chunk.",
-)
-@click.option(
-    "--context-width",
-    type=int,
-    default=15,
-    show_default=True,
-    help="sentences-context: words of context around a chunk.",
-)
-@click.option(
-    "--separator",
-    default="[SEP]",
-    show_default=True,
-    help="sentences-context: text between chunk and context.",
-)
-@click.option(
-    "--alignment-mode",
-    type=click.Choice(ALIGNMENT_MODES),
-    default="expand",
-    show_default=True,
-    help="spacy: how spans snap to token edges.",
-)
+@prompts_option
+@format_options
 def export(
     run_dir: Path,
     seed: int,
     format_name: str,
     split_text: str,
     holdout_doc_types: str,
-    **options: object,
+    prompts_dir: Path | None,
+    **format_values: Any,
 ) -> None:
     """Write RUN/export/FORMAT/{train,dev,test}.* with a manifest and a dataset card."""
-    holdout = [name.strip() for name in holdout_doc_types.split(",") if name.strip()]
-    report = export_run(
-        run_dir, format_name, parse_ratios(split_text), seed, ExportOptions(**options), holdout
+    chosen = export_format(format_name)
+    settings = _given_settings(click.get_current_context(), chosen.name, format_values)
+    holdout = tuple(name.strip() for name in holdout_doc_types.split(",") if name.strip())
+    options = ExportOptions(
+        format_name, parse_ratios(split_text), seed, holdout, settings, prompts_dir
     )
-    counts = ", ".join(f"{name} {count}" for name, count in report.counts.items())
-    click.echo(f"{format_name}: {counts} records -> {report.folder}")
-    unaligned = report.details.get("unaligned_spans", {})
+    summary = run(RunPaths(run_dir), options)
+    if summary.removed_leftovers:
+        click.echo(
+            f"removed {len(summary.removed_leftovers)} staging folder(s) "
+            "left by interrupted exports"
+        )
+    counts = ", ".join(f"{name} {count}" for name, count in summary.counts.items())
+    click.echo(f"{format_name}: {counts} records -> {summary.folder}")
+    unaligned = summary.details.get("unaligned_spans", {})
     if any(unaligned.values()):
         click.echo(f"spans not aligned to tokens (listed in manifest.json): {unaligned}")
+
+
+def _given_settings(ctx: click.Context, format_name: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The format options the user gave that `format_name` takes (the rest keep the
+    format's own defaults); options of other formats are reported and ignored."""
+    takes = {spec.name for spec in export_format(format_name).options()}
+    given = {
+        name: value
+        for name, value in values.items()
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+    }
+    for name in sorted(set(given) - takes):
+        flag = "--" + name.replace("_", "-")
+        click.echo(f"note: {flag} does not apply to --format {format_name}; ignored", err=True)
+    return {name: value for name, value in given.items() if name in takes}

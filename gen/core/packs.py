@@ -110,6 +110,18 @@ class Language(StrictModel):
     faker_locale: str
     date_format: str = "%Y-%m-%d"
     units: UnitRules = UnitRules()
+    #: Abbreviations after which a sentence does not end ("Apt.", "C.so"), for gen.text.sentences.
+    abbreviations: tuple[str, ...] = ()
+
+    @field_validator("abbreviations")
+    @classmethod
+    def _one_word_each(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for item in value:
+            if not item or any(ch.isspace() for ch in item) or "." not in item:
+                raise ValueError(
+                    f"abbreviation {item!r}: expected one word with a period, like 'Apt.' or 'C.so'"
+                )
+        return value
 
 
 class DocType(StrictModel):

@@ -12,16 +12,6 @@ from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.inspect.stats import compute_stats, split_table, stats_markdown
 
-USAGE = {
-    "parquet": 'load_dataset("parquet", data_files={"train": "train.parquet", ...})',
-    "jsonl": 'load_dataset("json", data_files={"train": "train.jsonl", ...})',
-    "conll": "one `word<TAB>tag` per line, blank line between sentences; tags in manifest.json",
-    "hf-tokens": 'load_dataset("parquet", data_files=...); label names in labels.txt',
-    "sentences": 'load_dataset("parquet", data_files=...); columns text, label',
-    "sentences-context": 'load_dataset("parquet", data_files=...); text = chunk [SEP] context',
-    "spacy": "spacy train config.cfg --paths.train train.spacy --paths.dev dev.spacy",
-}
-
 
 def licences(records: Sequence[Record]) -> list[str]:
     """One line per kind of source, with the licences found in the records' provenance."""
@@ -46,7 +36,8 @@ def licences(records: Sequence[Record]) -> list[str]:
     return lines
 
 
-def dataset_card(paths: RunPaths, records: Sequence[Record], manifest: dict) -> str:
+def dataset_card(paths: RunPaths, records: Sequence[Record], manifest: dict, usage: str) -> str:
+    """The card of one export; `usage` is the format's own line on how to load it."""
     stats = compute_stats(paths.root)
     stats = replace(
         stats, splits=split_table(records, manifest["splits"]), export_format=manifest["format"]
@@ -70,7 +61,7 @@ All persons are fictional.
 - Label scheme: {options.get("scheme", "?")}; span sources: {", ".join(options.get("sources", []))};
   cleaning: {"on" if options.get("clean") else "off"}.
 - Models: {", ".join(stats.models) or "unknown"}.
-- Load: {USAGE[manifest["format"]]}
+- Load: {usage}
 
 ## Sources and licences
 

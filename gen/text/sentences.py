@@ -2,18 +2,31 @@
 
 Lines split first (structured documents often end a sentence with a newline and
 no period), then pysbd splits each line, which knows the abbreviations of many
-languages ("Dott.", "sig.", "Dr.", "e.g.") and does not split after them.
+languages ("Dott.", "sig.", "Dr.", "e.g.") and does not split after them. A
+language pack may name more (`abbreviations:` in `prompts/<lang>/language.yaml`,
+mostly address parts such as "Apt." or "C.so"): a cut pysbd makes inside or right
+after one of them is undone. `keep_spans_whole` then joins sentences that a
+labeled span runs across, so a word tagger never sees an entity cut in two.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
+from gen.core.packs import Language, default_prompts_dir
+from gen.core.records import Span
+from gen.core.yamlio import load_model
+
 _LINE = re.compile(r"[^\n]+")
+
+Range = tuple[int, int]
 
 
 @cache
@@ -22,7 +35,24 @@ def _segmenter(language: str) -> pysbd.Segmenter:
     return pysbd.Segmenter(language=code, clean=False, char_span=True)
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+@cache
+def pack_abbreviations(language: str, prompts_dir: Path | None = None) -> tuple[str, ...]:
+    """The `abbreviations` of a language pack; none if the folder has no pack for `language`."""
+    path = Path(prompts_dir or default_prompts_dir()) / language / "language.yaml"
+    return load_model(path, Language).abbreviations if path.is_file() else ()
+
+
+@cache
+def _abbreviation_pattern(abbreviations: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Whole-word occurrences of any of `abbreviations`, any case, longest first."""
+    if not abbreviations:
+        return None
+    words = sorted(set(abbreviations), key=len, reverse=True)
+    alternatives = "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
+    return re.compile(rf"(?<![\w.])(?:{alternatives})", re.IGNORECASE)
+
+
+def _trimmed(text: str, start: int, end: int) -> Range | None:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -30,7 +60,7 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
-def _line_sentences(text: str, start: int, end: int, language: str) -> list[tuple[int, int]]:
+def _line_sentences(text: str, start: int, end: int, language: str) -> list[Range]:
     line = text[start:end]
     ranges = []
     cursor = 0
@@ -50,10 +80,63 @@ def _line_sentences(text: str, start: int, end: int, language: str) -> list[tupl
     return ranges
 
 
-def split_sentences(text: str, language: str = "en") -> list[tuple[int, int]]:
-    """`(start, end)` of each sentence, in order, whitespace-trimmed, never empty."""
-    ranges: list[tuple[int, int]] = []
+def _join(ranges: Sequence[Range], cut_forbidden: Callable[[int, int], bool]) -> list[Range]:
+    """`ranges` with the boundaries removed where `cut_forbidden(end, next_start)`."""
+    joined: list[Range] = []
+    for start, end in ranges:
+        if joined and cut_forbidden(joined[-1][1], start):
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def _inside_or_after(words: Sequence[Range]) -> Callable[[int, int], bool]:
+    """A cut inside one of `words` or right after it (pysbd's mistake after an abbreviation)."""
+    return lambda end, _: any(a < end <= b for a, b in words)
+
+
+def split_sentences(
+    text: str, language: str = "en", *, abbreviations: Sequence[str] | None = None
+) -> list[Range]:
+    """`(start, end)` of each sentence, in order, whitespace-trimmed, never empty.
+
+    `abbreviations` default to the language pack's (`pack_abbreviations`).
+    """
+    if abbreviations is None:
+        abbreviations = pack_abbreviations(language)
+    pattern = _abbreviation_pattern(tuple(abbreviations))
+    ranges: list[Range] = []
     for match in _LINE.finditer(text):
-        if match.group().strip():
-            ranges.extend(_line_sentences(text, match.start(), match.end(), language))
+        if not match.group().strip():
+            continue
+        line = _line_sentences(text, match.start(), match.end(), language)
+        if pattern is not None and len(line) > 1:
+            found = [m.span() for m in pattern.finditer(text, match.start(), match.end())]
+            line = _join(line, _inside_or_after(found))
+        ranges.extend(line)
     return ranges
+
+
+def keep_spans_whole(
+    ranges: Sequence[Range], spans: Sequence[Span], words: Sequence[Range] = ()
+) -> list[Range]:
+    """Sentences joined wherever a span runs from one into the next, so no span is cut.
+
+    With `words` (ordered, as from gen.text.words.word_spans) a span counts as
+    covering every word it touches, as word tags see it.
+    """
+    if not spans or len(ranges) < 2:
+        return list(ranges)
+    covered = [_widened(span.start, span.end, words) for span in spans]
+    return _join(ranges, lambda end, start: any(a < end and start < b for a, b in covered))
+
+
+def _widened(start: int, end: int, words: Sequence[Range]) -> Range:
+    first = bisect.bisect_right(words, start, key=lambda word: word[1])
+    last = bisect.bisect_left(words, end, key=lambda word: word[0]) - 1
+    if first < len(words) and words[first][0] < end:
+        start = min(start, words[first][0])
+    if last >= 0 and words[last][1] > start:
+        end = max(end, words[last][1])
+    return start, end

@@ -1,37 +1,47 @@
 """`conll`: one `word<TAB>tag` per line, a blank line after each sentence.
 
-Sentences come from the project's sentence splitter; every word of a document
+Sentences come from the project's sentence splitter, joined where a span runs
+across a boundary; tags are computed per sentence, so in BIO every sentence
+starts afresh (an entity never begins with `I-`). Every word of a document
 belongs to exactly one sentence, so no tag is lost between sentences.
 """
 
 from __future__ import annotations
 
 import bisect
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
 from gen.core.records import Record
 from gen.core.store import write_atomic
-from gen.export.run import ExportOptions, label_names
-from gen.text.sentences import split_sentences
-from gen.text.words import tag_names, word_spans, word_tags
+from gen.export.base import ExportFormat, ExportJob, FormatSettings, option
+from gen.export.checks import headless_inside_tags, unknown_tags
+from gen.text.words import TAG_SCHEMES, tag_names, word_spans, word_tags
 
 
-def sentence_words(record: Record) -> list[list[tuple[int, int]]]:
+@dataclass(frozen=True)
+class TaggingSettings(FormatSettings):
+    scheme: str = option("io", "word tag scheme, IO (as in the thesis) or BIO", choices=TAG_SCHEMES)
+
+
+def sentence_words(job: ExportJob, record: Record) -> list[list[tuple[int, int]]]:
     """The words of `record`, grouped by sentence (a word belongs to the sentence it starts in)."""
     words = word_spans(record.text)
-    starts = [start for start, _ in split_sentences(record.text, record.language)] or [0]
+    starts = [start for start, _ in job.sentences(record, words)] or [0]
     groups: list[list[tuple[int, int]]] = [[] for _ in starts]
     for word in words:
         groups[max(bisect.bisect_right(starts, word[0]) - 1, 0)].append(word)
     return [group for group in groups if group]
 
 
-def conll_lines(record: Record, scheme: str) -> list[str]:
-    words = word_spans(record.text)
-    tag_of = dict(zip(words, word_tags(words, record.spans, scheme), strict=True))
+def conll_lines(job: ExportJob, record: Record) -> list[str]:
     lines: list[str] = []
-    for sentence in sentence_words(record):
-        lines.extend(f"{record.text[start:end]}\t{tag_of[(start, end)]}" for start, end in sentence)
+    for sentence in sentence_words(job, record):
+        tags = word_tags(sentence, record.spans, job.settings.scheme)
+        lines.extend(
+            f"{record.text[start:end]}\t{tag}"
+            for (start, end), tag in zip(sentence, tags, strict=True)
+        )
         lines.append("")
     return lines
 
@@ -49,12 +59,46 @@ def read_conll(text: str) -> list[list[tuple[str, str]]]:
     return [s for s in sentences if s]
 
 
-def export_conll(splits: dict[str, list[Record]], folder: Path, options: ExportOptions) -> dict:
-    for name, records in splits.items():
-        lines = [line for record in records for line in conll_lines(record, options.scheme)]
-        write_atomic(folder / f"{name}.conll", "\n".join(lines).encode() + b"\n")
-    labels = label_names([r for records in splits.values() for r in records])
+def write_conll(job: ExportJob) -> dict[str, Any]:
+    for name in job.splits:
+        lines = [line for record in job.each(name) for line in conll_lines(job, record)]
+        write_atomic(job.folder / f"{name}.conll", "\n".join(lines).encode() + b"\n")
     return {
-        "files": {name: f"{name}.conll" for name in splits},
-        "tags": tag_names(labels, options.scheme),
+        "files": {name: f"{name}.conll" for name in job.splits},
+        "tags": tag_names(job.label_names, job.settings.scheme),
     }
+
+
+def check_conll(job: ExportJob, details: dict[str, Any]) -> list[str]:
+    """Every line a word and a known tag, every word of every record there, BIO well formed."""
+    problems = []
+    known = set(details["tags"])
+    for name, file in details["files"].items():
+        try:
+            sentences = read_conll((job.folder / file).read_text(encoding="utf-8"))
+        except ValueError:
+            problems.append(f"{file}: a line is not `word<TAB>tag`")
+            continue
+        words = sum(len(sentence) for sentence in sentences)
+        expected = sum(len(word_spans(record.text)) for record in job.splits[name])
+        if words != expected:
+            problems.append(f"{file}: {words} words written, {expected} in the records")
+        tags = [tag for sentence in sentences for _, tag in sentence]
+        problems += [f"{file}: unknown tag {tag!r}" for tag in sorted(unknown_tags(tags, known))]
+        if job.settings.scheme == "bio":
+            for number, sentence in enumerate(sentences, 1):
+                for index in headless_inside_tags([tag for _, tag in sentence]):
+                    problems.append(
+                        f"{file}: sentence {number} word {index + 1} "
+                        f"{sentence[index][0]!r} is tagged {sentence[index][1]} without a B-"
+                    )
+    return problems
+
+
+CONLL = ExportFormat(
+    name="conll",
+    settings=TaggingSettings,
+    write=write_conll,
+    check=check_conll,
+    usage="one `word<TAB>tag` per line, blank line between sentences; tags in manifest.json",
+)

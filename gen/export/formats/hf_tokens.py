@@ -2,24 +2,28 @@
 
 Documents are cut into windows of `length` tokens overlapping by `stride`
 (thesis best: 100 and 20). Each word's label goes on its first sub-token;
-other sub-tokens and special tokens get -100, which the loss ignores.
+other sub-tokens and special tokens get -100, which the loss ignores. In BIO
+each window starts afresh: a window that begins inside a span begins it with `B-`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from gen.core.errors import UsageError
 from gen.core.records import Record, Span
 from gen.core.store import write_atomic, write_table_atomic
-from gen.export.run import ExportOptions, label_names, require
+from gen.export.base import ExportFormat, ExportJob, option, require
+from gen.export.checks import headless_inside_tags
+from gen.export.formats.conll import TaggingSettings
 from gen.text.words import OUTSIDE, tag_names
 
 IGNORED = -100
-DEFAULT_STRIDE = 20
 
 ROW_SCHEMA = pa.schema(
     [
@@ -33,6 +37,15 @@ ROW_SCHEMA = pa.schema(
         ("labels", pa.list_(pa.int32())),
     ]
 )
+
+
+@dataclass(frozen=True)
+class TokenSettings(TaggingSettings):
+    tokenizer: Path | None = option(
+        None, "a local tokenizer folder or tokenizer.json", must_exist=True
+    )
+    length: int = option(100, "window length in tokens", minimum=1)
+    stride: int = option(20, "token overlap between windows", minimum=0)
 
 
 def load_tokenizer(path: Path | None) -> Any:
@@ -102,34 +115,71 @@ def tokenized_rows(
     ]
 
 
-def export_hf_tokens(splits: dict[str, list[Record]], folder: Path, options: ExportOptions) -> dict:
-    tokenizer = load_tokenizer(options.tokenizer)
-    stride = DEFAULT_STRIDE if options.stride is None else options.stride
+def write_hf_tokens(job: ExportJob) -> dict[str, Any]:
+    settings: TokenSettings = job.settings
+    tokenizer = load_tokenizer(settings.tokenizer)
     special = tokenizer.num_special_tokens_to_add(False)
-    if stride >= options.length - special:
+    if settings.stride >= settings.length - special:
         raise UsageError(
-            f"--stride {stride} must be smaller than --length {options.length} minus the "
-            f"{special} special tokens the tokenizer adds"
+            f"--stride {settings.stride} must be smaller than --length {settings.length} minus "
+            f"the {special} special tokens the tokenizer adds"
         )
-    tokenizer.enable_truncation(max_length=options.length, stride=stride)
+    tokenizer.enable_truncation(max_length=settings.length, stride=settings.stride)
     tokenizer.no_padding()
-    tags = tag_names(label_names([r for rs in splits.values() for r in rs]), options.scheme)
+    tags = tag_names(job.label_names, settings.scheme)
     tag_ids = {tag: index for index, tag in enumerate(tags)}
     windows = {}
-    for name, records in splits.items():
+    for name in job.splits:
         rows = [
-            row for r in records for row in tokenized_rows(r, tokenizer, tag_ids, options.scheme)
+            row
+            for record in job.each(name)
+            for row in tokenized_rows(record, tokenizer, tag_ids, settings.scheme)
         ]
         write_table_atomic(
-            folder / f"{name}.parquet", pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
+            job.folder / f"{name}.parquet", pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
         )
         windows[name] = len(rows)
-    write_atomic(folder / "labels.txt", ("\n".join(tags) + "\n").encode())
+    write_atomic(job.folder / "labels.txt", ("\n".join(tags) + "\n").encode())
     return {
-        "files": {name: f"{name}.parquet" for name in splits},
-        "tokenizer": str(options.tokenizer),
-        "length": options.length,
-        "stride": stride,
+        "files": {name: f"{name}.parquet" for name in job.splits},
+        "tokenizer": str(settings.tokenizer),
+        "length": settings.length,
+        "stride": settings.stride,
         "id2label": dict(enumerate(tags)),
         "windows": windows,
     }
+
+
+def check_hf_tokens(job: ExportJob, details: dict[str, Any]) -> list[str]:
+    """Rows of equal-length columns, label ids known, windows of every record, BIO well formed."""
+    id2label = details["id2label"]
+    problems = []
+    for name, file in details["files"].items():
+        rows = pq.read_table(job.folder / file).to_pylist()
+        if {row["record_id"] for row in rows} != {r.id for r in job.splits[name]}:
+            problems.append(f"{file}: the windows do not cover exactly the split's records")
+        for row in rows:
+            labels = row["labels"]
+            if not len(row["input_ids"]) == len(row["attention_mask"]) == len(labels):
+                problems.append(f"{file}: row {row['id']}: columns of different lengths")
+            unknown = [label for label in labels if label != IGNORED and label not in id2label]
+            if unknown:
+                problems.append(f"{file}: row {row['id']}: unknown label id {unknown[0]}")
+                continue
+            tags = [id2label[label] for label in labels if label != IGNORED]
+            if job.settings.scheme == "bio":
+                problems += [
+                    f"{file}: row {row['id']} labeled token {index + 1} "
+                    f"is {tags[index]} without a B-"
+                    for index in headless_inside_tags(tags)
+                ]
+    return problems
+
+
+HF_TOKENS = ExportFormat(
+    name="hf-tokens",
+    settings=TokenSettings,
+    write=write_hf_tokens,
+    check=check_hf_tokens,
+    usage='load_dataset("parquet", data_files=...); label names in labels.txt',
+)

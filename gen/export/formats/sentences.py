@@ -1,27 +1,28 @@
 """`sentences` (thesis SC) and `sentences-context` (thesis SCC): one labeled text per row.
 
-`sentences`: each sentence with the label covering most of it. `sentences-context`:
-fixed-width word chunks, each followed by a separator and the words around it
-(chunk width, context width and stride in words, as in the thesis's Table 3.7;
-here the stride is the step between chunk starts, so 7/15/6 overlap by one word),
-so a classifier sees why a harmless-looking chunk is sensitive.
+`sentences`: each sentence with the label covering most of it (sentences a span
+runs across are one row, so no span is cut). `sentences-context`: fixed-width
+word chunks, each followed by a separator and the words around it (chunk width,
+context width and stride in words, as in the thesis's Table 3.7; here the
+stride is the step between chunk starts, so 7/15/6 overlap by one word), so a
+classifier sees why a harmless-looking chunk is sensitive.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
+from gen.core.errors import UsageError
 from gen.core.records import Record
 from gen.core.store import write_table_atomic
-from gen.export.run import ExportOptions, label_names
-from gen.text.sentences import split_sentences
+from gen.export.base import ExportFormat, ExportJob, FormatSettings, option
 from gen.text.words import word_spans
-
-DEFAULT_WORD_STRIDE = 6
 
 ROW_SCHEMA = pa.schema(
     [
@@ -35,6 +36,19 @@ ROW_SCHEMA = pa.schema(
 )
 
 Row = tuple[str, str]  # (text, label)
+
+
+@dataclass(frozen=True)
+class ChunkSettings(FormatSettings):
+    stride: int = option(6, "words between chunk starts", minimum=0)
+    chunk_width: int = option(7, "words per chunk", minimum=1)
+    context_width: int = option(15, "words of context around a chunk", minimum=1)
+    separator: str = option("[SEP]", "text between chunk and context")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.context_width < self.chunk_width:
+            raise UsageError("--context-width must be at least --chunk-width")
 
 
 def dominant_label(record: Record, start: int, end: int, outside: str) -> str:
@@ -52,12 +66,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def sentence_rows(record: Record, options: ExportOptions) -> Iterator[Row]:
-    for start, end in split_sentences(record.text, record.language):
-        yield (
-            _one_line(record.text[start:end]),
-            dominant_label(record, start, end, options.negative_labels[0]),
-        )
+def sentence_rows(job: ExportJob, record: Record) -> Iterator[Row]:
+    for start, end in job.sentences(record):
+        yield _one_line(record.text[start:end]), dominant_label(record, start, end, job.outside)
 
 
 def window_bounds(count: int, width: int, step: int) -> Iterator[tuple[int, int]]:
@@ -77,26 +88,21 @@ def context_bounds(start: int, end: int, count: int, width: int) -> tuple[int, i
     return max(last - width, 0), last
 
 
-def chunk_rows(record: Record, options: ExportOptions) -> Iterator[Row]:
+def chunk_rows(job: ExportJob, record: Record) -> Iterator[Row]:
+    settings: ChunkSettings = job.settings
     words = word_spans(record.text)
-    step = DEFAULT_WORD_STRIDE if options.stride is None else max(options.stride, 1)
-    for start, end in window_bounds(len(words), options.chunk_width, step):
-        first, last = context_bounds(start, end, len(words), options.context_width)
+    step = max(settings.stride, 1)
+    for start, end in window_bounds(len(words), settings.chunk_width, step):
+        first, last = context_bounds(start, end, len(words), settings.context_width)
         chunk = record.text[words[start][0] : words[end - 1][1]]
         context = record.text[words[first][0] : words[last - 1][1]]
-        text = f"{_one_line(chunk)} {options.separator} {_one_line(context)}"
-        outside = options.negative_labels[0]
-        yield text, dominant_label(record, words[start][0], words[end - 1][1], outside)
+        text = f"{_one_line(chunk)} {settings.separator} {_one_line(context)}"
+        yield text, dominant_label(record, words[start][0], words[end - 1][1], job.outside)
 
 
-def _export_rows(
-    splits: dict[str, list[Record]],
-    folder: Path,
-    options: ExportOptions,
-    rows_of: Callable[[Record, ExportOptions], Iterator[Row]],
-) -> dict:
+def _write_rows(job: ExportJob, rows_of: Callable[[ExportJob, Record], Iterator[Row]]) -> dict:
     counts = {}
-    for name, records in splits.items():
+    for name in job.splits:
         rows = [
             {
                 "id": f"{record.id}#{index}",
@@ -106,22 +112,53 @@ def _export_rows(
                 "category": record.category,
                 "doc_type": record.doc_type,
             }
-            for record in records
-            for index, (text, label) in enumerate(rows_of(record, options))
+            for record in job.each(name)
+            for index, (text, label) in enumerate(rows_of(job, record))
         ]
         write_table_atomic(
-            folder / f"{name}.parquet", pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
+            job.folder / f"{name}.parquet", pa.Table.from_pylist(rows, schema=ROW_SCHEMA)
         )
         counts[name] = len(rows)
-    labels = [options.negative_labels[0], *label_names([r for rs in splits.values() for r in rs])]
-    return {"files": {n: f"{n}.parquet" for n in splits}, "labels": labels, "rows": counts}
+    labels = [job.outside, *job.label_names]
+    return {"files": {n: f"{n}.parquet" for n in job.splits}, "labels": labels, "rows": counts}
 
 
-def export_sentences(splits: dict[str, list[Record]], folder: Path, options: ExportOptions) -> dict:
-    return _export_rows(splits, folder, options, sentence_rows)
+def check_rows(job: ExportJob, details: dict[str, Any]) -> list[str]:
+    """Each file has the rows counted, every text non-empty, every label a known one."""
+    problems = []
+    known = set(details["labels"])
+    for name, file in details["files"].items():
+        rows = pq.read_table(job.folder / file, columns=["text", "label"]).to_pylist()
+        if len(rows) != details["rows"][name]:
+            problems.append(f"{file}: {len(rows)} rows read back, {details['rows'][name]} written")
+        problems += [
+            f"{file}: row {index} has no text"
+            for index, row in enumerate(rows)
+            if not row["text"].strip()
+        ]
+        unknown = sorted({row["label"] for row in rows} - known)
+        problems += [f"{file}: unknown label {label!r}" for label in unknown]
+    return problems
 
 
-def export_sentences_context(
-    splits: dict[str, list[Record]], folder: Path, options: ExportOptions
-) -> dict:
-    return _export_rows(splits, folder, options, chunk_rows)
+def write_sentences(job: ExportJob) -> dict[str, Any]:
+    return _write_rows(job, sentence_rows)
+
+
+def write_sentences_context(job: ExportJob) -> dict[str, Any]:
+    return _write_rows(job, chunk_rows)
+
+
+SENTENCES = ExportFormat(
+    name="sentences",
+    write=write_sentences,
+    check=check_rows,
+    usage='load_dataset("parquet", data_files=...); columns text, label',
+)
+SENTENCES_CONTEXT = ExportFormat(
+    name="sentences-context",
+    settings=ChunkSettings,
+    write=write_sentences_context,
+    check=check_rows,
+    usage='load_dataset("parquet", data_files=...); text = chunk [SEP] context',
+)

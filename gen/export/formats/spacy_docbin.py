@@ -3,21 +3,29 @@
 Spans become `doc.ents` snapped to spaCy tokens with `alignment_mode`; a span
 that cannot be aligned (or collides with another after snapping) is counted and
 listed in the manifest, never dropped silently. `doc.cats` holds the document
-category, so the same files also train a text classifier.
+category, so the same files also train a text classifier. The check reads the
+files back: every record there, with its text and with entities inside it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from gen.core.records import Record
+from gen.core.records import Record, Span
 from gen.core.store import write_atomic
-from gen.export.run import ExportOptions, require
+from gen.export.base import ExportFormat, ExportJob, FormatSettings, option, require
+from gen.export.checks import span_problems
 
+ALIGNMENT_MODES = ("strict", "contract", "expand")
 #: How many unaligned spans the manifest lists by name (all are counted).
 LISTED_UNALIGNED = 50
+
+
+@dataclass(frozen=True)
+class DocBinSettings(FormatSettings):
+    alignment_mode: str = option("expand", "how spans snap to token edges", choices=ALIGNMENT_MODES)
 
 
 @cache
@@ -57,22 +65,51 @@ def _unaligned(record: Record, start: int, end: int, label: str, reason: str) ->
     return {"record": record.id, "start": start, "end": end, "label": label, "reason": reason}
 
 
-def export_spacy(splits: dict[str, list[Record]], folder: Path, options: ExportOptions) -> dict:
+def write_spacy(job: ExportJob) -> dict[str, Any]:
     tokens = require("spacy.tokens")
-    categories = sorted({r.category for rs in splits.values() for r in rs})
+    mode = job.settings.alignment_mode
+    categories = sorted({r.category for r in job.records})
     unaligned: dict[str, list[dict]] = {}
-    for name, records in splits.items():
+    for name in job.splits:
         docbin = tokens.DocBin(store_user_data=True)
         unaligned[name] = []
-        for record in records:
-            docbin.add(record_doc(record, categories, options.alignment_mode, unaligned[name]))
-        write_atomic(folder / f"{name}.spacy", docbin.to_bytes())
+        for record in job.each(name):
+            docbin.add(record_doc(record, categories, mode, unaligned[name]))
+        write_atomic(job.folder / f"{name}.spacy", docbin.to_bytes())
     return {
-        "files": {name: f"{name}.spacy" for name in splits},
-        "alignment_mode": options.alignment_mode,
+        "files": {name: f"{name}.spacy" for name in job.splits},
+        "alignment_mode": mode,
         "categories": categories,
         "unaligned_spans": {name: len(items) for name, items in unaligned.items()},
         "unaligned_examples": [item for items in unaligned.values() for item in items][
             :LISTED_UNALIGNED
         ],
     }
+
+
+def check_spacy(job: ExportJob, details: dict[str, Any]) -> list[str]:
+    """Each DocBin reads back with the split's records, in order, texts intact, entities valid."""
+    tokens = require("spacy.tokens")
+    vocab = blank_pipeline("xx").vocab
+    problems = []
+    for name, file in details["files"].items():
+        docs = list(tokens.DocBin().from_bytes((job.folder / file).read_bytes()).get_docs(vocab))
+        records = job.splits[name]
+        if [doc.user_data.get("id") for doc in docs] != [r.id for r in records]:
+            problems.append(f"{file}: the documents read back are not the split's records")
+            continue
+        for doc, record in zip(docs, records, strict=True):
+            if doc.text != record.text:
+                problems.append(f"{file}: document {record.id}: the text changed")
+            ents = [Span(ent.start_char, ent.end_char, ent.label_) for ent in doc.ents]
+            problems += [f"{file}: {p}" for p in span_problems(record.id, doc.text, ents)]
+    return problems
+
+
+SPACY = ExportFormat(
+    name="spacy",
+    settings=DocBinSettings,
+    write=write_spacy,
+    check=check_spacy,
+    usage="spacy train config.cfg --paths.train train.spacy --paths.dev dev.spacy",
+)

@@ -1,0 +1,102 @@
+"""Where an export is written before it replaces the previous one, and who may clean up.
+
+An export of format F writes `RUN/export/.F.<token>.tmp/`, then renames the old
+`RUN/export/F` to `.F.<token>.old` and the staging folder to `F`, and deletes
+the `.old` one. While it does so it holds an OS lock on `RUN/export/.F.lock`
+(gen.core.locks, as record tables do).
+
+A process killed in between leaves its `.tmp`/`.old` folder behind. The next
+export removes every such folder whose format lock nobody holds: the kernel
+releases a lock when its holder dies (even by `kill -9`), so a free lock means
+nobody is writing that folder. A pid file would be wrong on shared storage
+(another machine's pid) and after pid reuse; an age limit would either wait
+long for cleanup or delete the folder of a slow export still running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from gen.core.errors import StorageError, TableBusyError
+from gen.core.locks import FileLock, describe_holder, is_locked
+
+_LEFTOVER = re.compile(r"^\.(?P<format>.+)\.[0-9a-f]{32}\.(?:tmp|old)$")
+
+
+def _lock_path(folder: Path, format_name: str) -> Path:
+    return folder / f".{format_name}.lock"
+
+
+def _storage_error(path: Path, exc: OSError) -> StorageError:
+    return StorageError(f"cannot write {path}: {exc.strerror or exc}; check its permissions")
+
+
+@contextlib.contextmanager
+def format_lock(folder: Path, format_name: str) -> Iterator[None]:
+    """Hold the lock of one format's export in `folder` (RUN/export), or fail with one line."""
+    lock = FileLock(_lock_path(folder, format_name))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        acquired = lock.acquire()
+    except OSError as exc:
+        raise _storage_error(folder, exc) from exc
+    if not acquired:
+        raise TableBusyError(
+            f"{folder / format_name} is being written by another `gen export --format "
+            f"{format_name}` ({describe_holder(lock.path)}); wait for it to end"
+        )
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def remove_leftovers(folder: Path, held_format: str) -> list[Path]:
+    """Delete the staging and `.old` folders of exports that died; return what was removed.
+
+    `held_format` is the format whose lock the caller holds (its leftovers are stale).
+    Folders of a format whose export is running elsewhere are left alone: they are
+    listed before the locks are probed, and an export takes its lock before it
+    makes its folder, so a folder found with a free lock is one nobody writes.
+    """
+    removed = []
+    for path in sorted(folder.glob(".*")):
+        match = _LEFTOVER.match(path.name)
+        if not match or not path.is_dir():
+            continue
+        name = match["format"]
+        if name != held_format and is_locked(_lock_path(folder, name)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            removed.append(path)
+    return removed
+
+
+def new_staging(folder: Path, format_name: str) -> Path:
+    staging = folder / f".{format_name}.{uuid.uuid4().hex}.tmp"
+    try:
+        staging.mkdir()
+    except OSError as exc:
+        raise _storage_error(folder, exc) from exc
+    return staging
+
+
+def swap_in(staging: Path, target: Path) -> None:
+    """Make `staging` the folder `target` in two renames; the old one is deleted after."""
+    old = staging.with_suffix(".old")
+    try:
+        if target.exists():
+            target.rename(old)
+        staging.rename(target)
+    except OSError as exc:
+        if old.exists() and not target.exists():
+            with contextlib.suppress(OSError):
+                old.rename(target)
+        raise StorageError(f"cannot replace {target}: {exc.strerror or exc}") from exc
+    shutil.rmtree(old, ignore_errors=True)
