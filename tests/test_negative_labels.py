@@ -17,8 +17,8 @@ from gen.core.packs import default_prompts_dir, load_categories, negative_labels
 from gen.core.records import Record, Span
 from gen.core.store import RecordTable, write_records
 from gen.dataset.assemble import BuildOptions, assemble
-from gen.export.formats.sentences import chunk_rows, sentence_rows
-from gen.export.run import ExportOptions
+from gen.export.base import ExportJob, NoSettings
+from gen.export.formats.sentences import ChunkSettings, chunk_rows, sentence_rows
 from scraping.queries.generate import generate_queries
 
 OTHER = "other: {label: other, sensitive: false"
@@ -68,13 +68,15 @@ def test_build_drops_negative_spans_instead_of_making_them_sensitive() -> None:
     assert [s.label for s in kept.spans] == ["health", "other"]
 
 
-def test_sentence_exports_label_untouched_text_with_the_negative_label() -> None:
+def test_sentence_exports_label_untouched_text_with_the_negative_label(tmp_path: Path) -> None:
+    prompts = prompts_with(tmp_path, (OTHER, "other: {label: harmless, sensitive: false"))
     text = "Anna has asthma. The weather was fine."
     record = Record("d", text, "health", "email", "en", "llm", [Span(9, 15, "health")])
-    options = ExportOptions(negative_labels=("harmless",))
-    assert [label for _, label in sentence_rows(record, options)] == ["health", "harmless"]
-    chunks = ExportOptions(negative_labels=("harmless",), chunk_width=2, context_width=2, stride=2)
-    assert [label for _, label in chunk_rows(record, chunks)] == [
+    job = ExportJob({"train": [record]}, tmp_path, NoSettings(), prompts)
+    assert [label for _, label in sentence_rows(job, record)] == ["health", "harmless"]
+    settings = ChunkSettings(chunk_width=2, context_width=2, stride=2)
+    chunks = ExportJob({"train": [record]}, tmp_path, settings, prompts)
+    assert [label for _, label in chunk_rows(chunks, record)] == [
         "harmless", "health", "harmless", "harmless", "harmless"
     ]  # fmt: skip
 
