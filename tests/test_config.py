@@ -60,6 +60,13 @@ def test_shipped_prompts_load_for_every_language() -> None:
         ),
         ("en/generation.yaml", "format: chat", "format: vicuna", "unknown format 'vicuna'"),
         ("categories.yaml", "ethnic: {", "ethnic: {colour: red, ", "categories.ethnic.colour"),
+        (
+            "en/generation.yaml",
+            "    - below is",
+            "    - below (is",
+            "en/generation.yaml: line 38: chatter.preamble: phrase 7 'below (is' is not a valid "
+            "regular expression (missing ), unterminated subpattern at position 6)",
+        ),
     ],
 )
 def test_broken_yaml_gives_one_clear_message(
