@@ -122,3 +122,13 @@ def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
 
 def test_config_error_type_is_a_usage_error() -> None:
     assert ConfigError("x").exit_code == 2
+
+
+def test_a_pack_without_chatter_phrases_says_so(prompts: Path, tmp_path: Path) -> None:
+    """A pack copied before the phrases moved to YAML would keep every preamble silently."""
+    generation = prompts / "en" / "generation.yaml"
+    text = generation.read_text()
+    generation.write_text(text[: text.index("# Model chatter")])
+    result = run_plan(prompts, tmp_path)
+    assert result.exit_code == 2
+    assert "en/generation.yaml: chatter: required key is missing" in result.output

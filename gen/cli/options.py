@@ -11,7 +11,7 @@ import click
 from click.core import ParameterSource
 
 from gen.backends import DEFAULT_BACKEND, backend_specs, spec_for
-from gen.backends.spec import CLI, BackendOptions, CliFlag, cli_fields
+from gen.backends.spec import CLI, BackendOptions, BackendSpec, CliFlag, cli_fields
 from gen.core.errors import UsageError
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import DEFAULT_RUN
@@ -84,13 +84,15 @@ def _click_type(hint: Any, flag: CliFlag) -> Any:
         hint = args[0]
     if get_origin(hint) is Literal:
         return click.Choice([str(arg) for arg in get_args(hint)])
-    if hint is Path:
-        return click.Path(path_type=Path)
     if hint is int:
         return click.IntRange(min=flag.min) if flag.min is not None else int
     if hint is float:
         return click.FloatRange(min=flag.min) if flag.min is not None else float
-    return str
+    if hint is Path:
+        return click.Path(path_type=Path)
+    if hint is str:
+        return str
+    raise TypeError(f"{flag.flag}: {hint} has no command-line form (int, float, str, Path)")
 
 
 def _field_options() -> dict[str, tuple[dataclasses.Field[Any], Any]]:
@@ -138,24 +140,29 @@ def _given(name: str) -> bool:
     return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
+def _refuse_foreign(spec: BackendSpec[Any], own: set[str]) -> None:
+    """An option the user set that the chosen backend does not take is a mistake, not noise."""
+    for name, (option_field, _) in _field_options().items():
+        if name in own or not _given(name):
+            continue
+        owners = [
+            other.name
+            for other in backend_specs().values()
+            if name in {f.name for f in cli_fields(other.options)}
+        ]
+        whose = f"the {owners[0]} backend"
+        if len(owners) > 1:
+            whose = f"the {', '.join(owners[:-1])} and {owners[-1]} backends"
+        flag = option_field.metadata[CLI].flag
+        raise UsageError(f"{flag} is an option of {whose}, not of {spec.name}")
+
+
 def backend_options_from(kwargs: dict[str, Any]) -> BackendOptions:
-    """Pop the backend options out of a command's keyword arguments: the chosen backend's
-    options; an option of another backend that the user set is a usage error."""
+    """Pop the backend options out of a command's keyword arguments: the options of the
+    chosen backend."""
     spec = spec_for(kwargs.pop("backend"))
     own = {option_field.name for option_field in cli_fields(spec.options)}
     values = {name: kwargs.pop(name) for name in _field_options()}
-    for name, (option_field, _) in _field_options().items():
-        if name not in own and _given(name):
-            owners = [
-                other.name
-                for other in backend_specs().values()
-                if name in {f.name for f in cli_fields(other.options)}
-            ]
-            whose = f"the {owners[0]} backend"
-            if len(owners) > 1:
-                whose = f"the {', '.join(owners[:-1])} and {owners[-1]} backends"
-            raise UsageError(
-                f"{option_field.metadata[CLI].flag} is an option of {whose}, not of {spec.name}"
-            )
+    _refuse_foreign(spec, own)
     options: BackendOptions = spec.options(**{name: values[name] for name in own})
     return options

@@ -191,7 +191,8 @@ class GenerationPrompts(StrictModel):
     response_prefix: str = ""
     sampling: SamplingConfig = SamplingConfig()
     checks: DocumentChecks = DocumentChecks()
-    chatter: Chatter = Chatter()
+    #: Required, so that a pack copied before it existed says so instead of keeping chatter.
+    chatter: Chatter
 
     @field_validator("instruction", "other_instruction", "system")
     @classmethod

@@ -186,20 +186,20 @@ class DocumentRun:
             ThreadPoolExecutor(max_workers=self.workers) as pool,
         ):
             try:
-                while self._submit(pool, in_flight) or in_flight:
+                self._submit(pool, in_flight)
+                while in_flight:
                     finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                     for future in finished:
                         item, rendered = in_flight.pop(future)
                         self._collect(item, rendered, future, documents, rejects, bar)
+                    self._submit(pool, in_flight)
             except BaseException:
                 for future in in_flight:
                     future.cancel()
                 raise
 
-    def _submit(self, pool: ThreadPoolExecutor, in_flight: dict[Future[Completion], Any]) -> bool:
-        """Send requests while documents are missing, the budget lasts and a worker is free;
-        whether any was sent."""
-        sent = False
+    def _submit(self, pool: ThreadPoolExecutor, in_flight: dict[Future[Completion], Any]) -> None:
+        """Send requests while documents are missing, the budget lasts and a worker is free."""
         while (
             self.summary.accepted + len(in_flight) < self.summary.wanted
             and self.budget > 0
@@ -209,8 +209,6 @@ class DocumentRun:
             rendered, request = self.prompter.request(item)
             in_flight[pool.submit(self.backend.generate, request)] = (item, rendered)
             self.budget -= 1
-            sent = True
-        return sent
 
     def _collect(
         self,
