@@ -15,7 +15,8 @@ import argparse
 import time
 from itertools import chain, zip_longest
 
-from gen.backends import BackendOptions, make_backend
+from gen.backends import make_backend
+from gen.backends.llama_cpp import LlamaCppOptions
 from gen.core.packs import load_language_pack
 from gen.core.records import Record
 from labeling.config import load_labeling
@@ -64,7 +65,7 @@ def documents(per_category: int) -> dict[str, list[Record]]:
 
 def label_all(order: list[Record], strategy: str, context: int) -> tuple[float, int, int]:
     """Seconds, prompt tokens and completion tokens to label `order` with a fresh model."""
-    backend = make_backend(BackendOptions(n_ctx=context))
+    backend = make_backend(LlamaCppOptions(n_ctx=context))
     pack = load_language_pack("en")
     labeler_class = SentenceLabeler if strategy == "sentences" else CensorLabeler
     labeler = labeler_class(backend, pack, load_labeling(pack), context_tokens=context)

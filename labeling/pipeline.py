@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from gen import __version__
 from gen.backends.base import Backend
+from gen.backends.streak import ErrorStreak
 from gen.core.errors import GenError, UsageError
 from gen.core.packs import LanguagePack, load_language_pack
 from gen.core.progress import progress
@@ -36,7 +37,6 @@ from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable, write_json_atomic
-from gen.generate.run import MAX_CONSECUTIVE_ERRORS
 from labeling import persona_pii
 from labeling.agreement import agreement
 from labeling.config import load_labeling
@@ -225,7 +225,7 @@ class LabelRun:
         self.packs: dict[str, LanguagePack] = {}
         self.labelers: dict[tuple[str, str], Labeler] = {}
         self.summary = LabelSummary(strategy=options.strategy)
-        self._consecutive_errors = 0
+        self._errors = ErrorStreak()
 
     # -- preparation -------------------------------------------------------------
     def _documents(self) -> list[Record]:
@@ -352,14 +352,9 @@ class LabelRun:
         for by_strategy in outcomes.values():
             for outcome in by_strategy.values():
                 if outcome.reason == "model_error":
-                    self._consecutive_errors += 1
+                    self._errors.failed(outcome.detail)
                 elif outcome.status != SKIPPED:
-                    self._consecutive_errors = 0
-                if self._consecutive_errors >= MAX_CONSECUTIVE_ERRORS:
-                    raise GenError(
-                        f"the backend failed {self._consecutive_errors} times in a row; last "
-                        f"error: {outcome.detail}; re-run the same command to resume"
-                    )
+                    self._errors.succeeded()
 
     # -- reporting ---------------------------------------------------------------
     def _tally(self, labeled: Sequence[Record]) -> None:

@@ -17,7 +17,8 @@ class StubOpenAIServer:
 
     `faults` are consumed one per completion request: "429" and "503" answer with
     that status, "drop" closes the connection without answering, "garbage" answers
-    non-JSON, "400" refuses the request. `gate` holds the first `gate` requests
+    non-JSON, "400" refuses the request. Every answer ends with `finish_reason` ("length":
+    as a server whose context window cut it). `gate` holds the first `gate` requests
     until that many are in flight together, so a client that never reaches that
     concurrency is visible as a lower `peak` instead of a race.
     """
@@ -30,8 +31,10 @@ class StubOpenAIServer:
         gate: int = 0,
         gate_timeout: float = 5.0,
         answer: Callable[[str], str] = "answer to {}".format,
+        finish_reason: str = "stop",
     ) -> None:
         self.answer = answer
+        self.finish_reason = finish_reason
         self.models = list(models)
         self.faults = deque(faults)
         self.gate = gate
@@ -134,7 +137,9 @@ class StubOpenAIServer:
                         {
                             "object": "text_completion",
                             "model": body["model"],
-                            "choices": [{"index": 0, "text": text, "finish_reason": "stop"}],
+                            "choices": [
+                                {"index": 0, "text": text, "finish_reason": stub.finish_reason}
+                            ],
                             "usage": {
                                 "prompt_tokens": len(prompt.split()),
                                 "completion_tokens": len(text.split()),

@@ -49,20 +49,19 @@ def test_extra_caller_threads_never_exceed_concurrency() -> None:
 
 
 def test_documents_pipeline_keeps_n_requests_in_flight(tmp_path: Path) -> None:
-    from gen.core.packs import load_language_pack
     from gen.core.runs import RunPaths
     from gen.core.store import RecordTable
     from gen.generate.plan import PlanSpec
-    from gen.generate.run import DocumentsOptions, generate_documents
+    from gen.generate.run import DocumentsOptions, run
 
-    run = RunPaths(tmp_path)
+    paths = RunPaths(tmp_path)
     with StubOpenAIServer(answer=fictional_document, gate=3, faults=["drop", "503"]) as server:
         backend = OpenAIBackend(server.url, concurrency=3, retry=FAST_RETRY)
         options = DocumentsOptions(PlanSpec(language="en"), n=6, prompt_format="plain")
-        summary = generate_documents(run, load_language_pack("en"), backend, options)
+        summary = run(paths, options, backend)
     assert server.peak == 3
     assert summary.accepted == 6
-    ids = [record.id for record in RecordTable(run.documents).read()]
+    ids = [record.id for record in RecordTable(paths.documents).read()]
     assert len(ids) == len(set(ids)) == 6
 
 

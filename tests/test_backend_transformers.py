@@ -49,6 +49,9 @@ def test_length_limit_and_token_counts(backend: TransformersBackend) -> None:
     assert completion.completion_tokens == 3
     assert completion.finish_reason == "length"
     assert completion.prompt_tokens > 10
+    # the tokenizer counts the prompt as generation saw it (give or take the BOS token)
+    assert backend.capabilities.counts_tokens
+    assert completion.prompt_tokens - backend.count_tokens(PROMPT) in (0, 1)
 
 
 @pytest.mark.model

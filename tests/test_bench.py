@@ -9,14 +9,11 @@ import pytest
 from click.testing import CliRunner
 from stub_openai_server import StubOpenAIServer, fictional_document
 
-from gen.backends import BackendOptions
-from gen.bench.run import (
-    BenchOptions,
-    Throughput,
-    censor_every_third_sentence,
-    run_bench,
-    write_report,
-)
+from gen.backends.llama_cpp import LlamaCppOptions
+from gen.backends.openai_backend import OpenAIOptions
+from gen.bench.measure import censor_every_third_sentence
+from gen.bench.report import Throughput
+from gen.bench.run import BenchOptions, run
 from gen.cli import main
 from gen.core.runs import RunPaths
 
@@ -40,10 +37,9 @@ def test_bench_against_a_server_measures_every_figure(
 ) -> None:
     monkeypatch.setenv("GEN_BENCH_KEY", "sk-never-written")
     with StubOpenAIServer(answer=fictional_document) as server:
-        options = BackendOptions(
-            backend="openai", base_url=server.url, api_key_env="GEN_BENCH_KEY", concurrency=2
-        )
-        report = run_bench(options, BenchOptions(n=4, max_tokens=32, prompt_format="plain"))
+        backend = OpenAIOptions(base_url=server.url, api_key_env="GEN_BENCH_KEY", concurrency=2)
+        options = BenchOptions(n=4, max_tokens=40, prompt_format="plain", backend=backend)
+        report = run(RunPaths(tmp_path), options)
     assert server.peak <= 2
     labels = [row.label for row in report.rows]
     assert labels == [
@@ -69,9 +65,8 @@ def test_bench_against_a_server_measures_every_figure(
     assert report.figures["sentences_failure_rate"] == 1.0
     assert report.figures["censor_failure_rate"] == 1.0
     assert report.figures["aligner_documents_per_second"] > 0
-    path = write_report(RunPaths(tmp_path), report)
-    assert path.parent == tmp_path / "bench"
-    written = path.read_text()
+    assert report.path is not None and report.path.parent == tmp_path / "bench"
+    written = report.path.read_text()
     assert "sk-never-written" not in written
     assert json.loads(written)["backend"]["api_key_env"] == "GEN_BENCH_KEY"
 
@@ -81,7 +76,7 @@ def test_cli_prints_the_table_and_writes_json(tmp_path: Path) -> None:
         result = CliRunner().invoke(
             main,
             ["bench", "--run", str(tmp_path), "--backend", "openai", "--base-url", server.url,
-             "--concurrency", "1", "--n", "2", "--max-tokens", "16", "--prompt-format", "alpaca"],
+             "--concurrency", "1", "--n", "2", "--max-tokens", "40", "--prompt-format", "alpaca"],
         )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "pipeline / raw engine tokens/s" in result.output
@@ -95,9 +90,10 @@ def test_cli_unreachable_server_is_one_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
-def test_bench_on_the_embedded_model_compares_with_a_bare_llama_cpp_loop() -> None:
+def test_bench_on_the_embedded_model_compares_with_a_bare_llama_cpp_loop(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp")
-    report = run_bench(BackendOptions(n_ctx=2048), BenchOptions(n=1, max_tokens=16))
+    options = BenchOptions(n=1, max_tokens=34, backend=LlamaCppOptions(n_ctx=2048))
+    report = run(RunPaths(tmp_path), options)
     assert report.notes == ["no document passed the checks: labeling was not measured"]
     labels = [row.label for row in report.rows]
     assert labels[:2] == ["raw engine", "pipeline (concurrency 1)"]

@@ -1,3 +1,4 @@
+from gen.core.packs import load_language_pack
 from gen.generate.postprocess import (
     clean_document,
     cut_unfinished,
@@ -7,11 +8,13 @@ from gen.generate.postprocess import (
 )
 
 PREFIX = "Sure! Here's the generated document:"
+EN = load_language_pack("en").generation.chatter
+IT = load_language_pack("it").generation.chatter
 
 
 def test_echoed_prefix_is_removed() -> None:
     cleaned = clean_document(
-        f"{PREFIX}\nMedical report for Anna.", echoes=[PREFIX], truncated=False
+        f"{PREFIX}\nMedical report for Anna.", echoes=[PREFIX], truncated=False, chatter=EN
     )
     assert cleaned.text == "Medical report for Anna."
     assert cleaned.removed == ["echo"]
@@ -22,34 +25,42 @@ def test_preamble_and_fence_and_closing_remark() -> None:
         "Certainly! Here is the document:\n```markdown\nARREST REPORT\nSuspect: Tom.\n```\n"
         "I hope this helps!"
     )
-    cleaned = clean_document(raw, echoes=[PREFIX], truncated=False)
+    cleaned = clean_document(raw, echoes=[PREFIX], truncated=False, chatter=EN)
     assert cleaned.text == "ARREST REPORT\nSuspect: Tom."
     assert cleaned.removed == ["preamble", "fence"]
 
 
 def test_italian_preamble() -> None:
-    text, hit = strip_preamble("Ecco il documento richiesto:\nRicetta medica")
+    text, hit = strip_preamble("Ecco il documento richiesto:\nRicetta medica", IT)
     assert hit and text == "Ricetta medica"
 
 
 def test_a_document_that_merely_starts_with_here_is_kept_when_no_colon_line() -> None:
     text = "Here in Springfield the council met on Monday and discussed the budget for roads"
-    assert strip_preamble(text) == (text, False)
+    assert strip_preamble(text, EN) == (text, False)
 
 
 def test_closing_remark_only_at_the_end() -> None:
     body = "Patient: Anna.\n" * 10
-    text, hit = strip_closing(body + "Note: this document is fictional.")
+    text, hit = strip_closing(body + "Note: this document is fictional.", EN)
     assert hit and text == body.rstrip("\n")
     early = "Note: fasting required.\n" + body
-    assert strip_closing(early) == (early, False)
+    assert strip_closing(early, EN) == (early, False)
 
 
 def test_unfinished_sentence_is_cut_only_when_truncated() -> None:
     raw = "The patient is stable. The next visit is on"
-    assert clean_document(raw, echoes=[], truncated=False).text == raw
-    assert clean_document(raw, echoes=[], truncated=True).text == "The patient is stable."
+    assert clean_document(raw, echoes=[], truncated=False, chatter=EN).text == raw
+    assert clean_document(raw, echoes=[], truncated=True, chatter=EN).text == (
+        "The patient is stable."
+    )
     assert cut_unfinished("Done.") == ("Done.", False)
+
+
+def test_an_answer_that_is_one_unfinished_sentence_is_not_cut_to_nothing() -> None:
+    raw = "\nBrian Andersen, 58, lives in Port Stevenberg and works at Mccoy, Galloway"
+    cleaned = clean_document(raw, echoes=[], truncated=True, chatter=EN)
+    assert cleaned.text == raw.strip() and cleaned.removed == []
 
 
 def test_small_fence_inside_a_document_is_left_alone() -> None:

@@ -60,6 +60,13 @@ def test_shipped_prompts_load_for_every_language() -> None:
         ),
         ("en/generation.yaml", "format: chat", "format: vicuna", "unknown format 'vicuna'"),
         ("categories.yaml", "ethnic: {", "ethnic: {colour: red, ", "categories.ethnic.colour"),
+        (
+            "en/generation.yaml",
+            "    - below is",
+            "    - below (is",
+            "en/generation.yaml: line 38: chatter.preamble: phrase 7 'below (is' is not a valid "
+            "regular expression (missing ), unterminated subpattern at position 6)",
+        ),
     ],
 )
 def test_broken_yaml_gives_one_clear_message(
@@ -115,3 +122,13 @@ def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
 
 def test_config_error_type_is_a_usage_error() -> None:
     assert ConfigError("x").exit_code == 2
+
+
+def test_a_pack_without_chatter_phrases_says_so(prompts: Path, tmp_path: Path) -> None:
+    """A pack copied before the phrases moved to YAML would keep every preamble silently."""
+    generation = prompts / "en" / "generation.yaml"
+    text = generation.read_text()
+    generation.write_text(text[: text.index("# Model chatter")])
+    result = run_plan(prompts, tmp_path)
+    assert result.exit_code == 2
+    assert "en/generation.yaml: chatter: required key is missing" in result.output

@@ -4,10 +4,14 @@ Every engine (llama.cpp in process, transformers, an OpenAI-compatible server)
 implements `Backend.generate`. Prompt formatting is not the engine's business:
 a `GenerationRequest` carries the already rendered prompt text, see
 `gen.backends.prompting`. Only the engine's chat template is asked of the backend.
+What else an engine can do is stated in its `Capabilities`, so callers ask
+instead of testing which class they hold. How a backend module declares its
+options and registers itself: `gen.backends.spec`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -52,6 +56,20 @@ class ChatTemplate:
     eos_token: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What an engine can do beyond `generate`; callers branch on these, never on classes."""
+
+    #: `count_tokens(text) -> int` gives the model's exact count (else callers estimate).
+    counts_tokens: bool = False
+    #: `GenerationRequest.grammar` constrains the answer (else answers are parsed and retried).
+    grammar: bool = False
+    #: The engine can report log-probabilities of tokens.
+    logprobs: bool = False
+    #: Several requests may be in flight at once; the options then have a `concurrency` field.
+    concurrent: bool = False
+
+
 @runtime_checkable
 class Backend(Protocol):
     #: e.g. "llama.cpp"; stored in manifests.
@@ -60,6 +78,7 @@ class Backend(Protocol):
     model_id: str
     #: How many requests the pipeline may keep in flight (1 for in-process engines).
     concurrency: int
+    capabilities: Capabilities
 
     def generate(self, request: GenerationRequest) -> Completion: ...
 
@@ -69,4 +88,17 @@ class Backend(Protocol):
 
     def describe(self) -> dict[str, object]:
         """Provenance for the run manifest (file hash, parameters); never secrets."""
+        ...
+
+
+class RawEngine(Protocol):
+    """The bare engine loop `gen bench` compares the pipeline with: the same model, prompts,
+    seeds and token limit, without prompts, checks or storage around it."""
+
+    def complete(self, request: GenerationRequest) -> int:
+        """Generate for `request` as directly as the engine allows; the completion tokens."""
+        ...
+
+    def figures(self, requests: Sequence[GenerationRequest]) -> dict[str, float | None]:
+        """Engine-specific measurements (e.g. llama.cpp's prefix-reuse gain), or none."""
         ...

@@ -10,66 +10,68 @@ loses no document; only when the retries are exhausted does it raise.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import httpx
 import tenacity
 
-from gen.backends.base import ChatTemplate, Completion, GenerationRequest
+from gen.backends.base import Capabilities, ChatTemplate, Completion, GenerationRequest
+from gen.backends.http_retry import (
+    DEFAULT_RETRY,
+    RETRYABLE_STATUS,
+    RetryableAnswer,
+    RetryPolicy,
+    ServerUnavailableError,
+    auth_headers,
+    is_retryable,
+    retry_after_seconds,
+)
+from gen.backends.spec import BackendOptions, BackendSpec, cli
 from gen.core.errors import ModelError, UsageError
 
 ServerKind = Literal["auto", "llamacpp", "vllm", "generic"]
 SERVER_KINDS: tuple[str, ...] = get_args(ServerKind)
+#: Server kinds that constrain answers with a grammar.
+GRAMMAR_KINDS = ("llamacpp", "vllm")
+
+
+@dataclass(frozen=True)
+class OpenAIOptions(BackendOptions):
+    base_url: str | None = field(
+        default=None,
+        metadata=cli("--base-url", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."),
+    )
+    api_model: str | None = field(
+        default=None, metadata=cli("--api-model", "Model name the server expects (openai).")
+    )
+    api_key_env: str = field(
+        default="OPENAI_API_KEY",
+        metadata=cli(
+            "--api-key-env", "Environment variable holding the API key (openai); never stored."
+        ),
+    )
+    server_kind: ServerKind = field(
+        default="auto",
+        metadata=cli(
+            "--server-kind",
+            "How to pass grammars to the server (openai): llama.cpp's `grammar`, vLLM's "
+            "structured outputs, or none (generic); auto asks the server.",
+        ),
+    )
+    timeout: float = field(
+        default=300.0, metadata=cli("--timeout", "Seconds to wait for one answer (openai).", min=1)
+    )
+    concurrency: int = field(
+        default=4, metadata=cli("--concurrency", "Requests in flight (openai).", min=1)
+    )
+
 
 #: `owned_by` of `/v1/models` entries, as each server fills it in.
 _OWNERS_TO_KIND = {"llamacpp": "llamacpp", "me": "llamacpp", "vllm": "vllm"}
-#: Answers worth another try: the server is busy, restarting or overloaded.
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-
-
-class ServerUnavailableError(ModelError):
-    """The server kept failing after every retry."""
-
-    exit_code = 1
-
-
-class _RetryableAnswer(Exception):
-    """A retryable HTTP status; carries the server's Retry-After, if any."""
-
-    def __init__(self, status: int, retry_after: float | None) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status = status
-        self.retry_after = retry_after
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How hard to insist before giving up: ~2.5 minutes with the defaults."""
-
-    attempts: int = 10
-    initial_delay: float = 0.5
-    max_delay: float = 30.0
-
-
-def _retry_after_seconds(response: httpx.Response) -> float | None:
-    try:
-        return float(response.headers["retry-after"])
-    except (KeyError, ValueError):
-        return None
-
-
-def auth_headers(api_key_env: str) -> dict[str, str]:
-    """The bearer header, read from the environment at the last moment and kept nowhere else."""
-    api_key = os.environ.get(api_key_env)
-    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
-
-
-def _is_retryable(exc: BaseException) -> bool:
-    return isinstance(exc, _RetryableAnswer | httpx.TransportError)
 
 
 class OpenAIBackend:
@@ -85,7 +87,7 @@ class OpenAIBackend:
         api_key_env: str = "OPENAI_API_KEY",
         concurrency: int = 4,
         timeout: float = 300.0,
-        retry: RetryPolicy = RetryPolicy(),
+        retry: RetryPolicy = DEFAULT_RETRY,
         server_kind: ServerKind = "auto",
         template: ChatTemplate | None = None,
     ) -> None:
@@ -112,6 +114,7 @@ class OpenAIBackend:
             served = self._request("GET", "/v1/models").get("data", [])
         self.model_id = model or self._only_model(served)
         self.server_kind = server_kind if server_kind != "auto" else self._detect_kind(served)
+        self.capabilities = Capabilities(grammar=self.server_kind in GRAMMAR_KINDS, concurrent=True)
 
     def _only_model(self, served: list[dict[str, Any]]) -> str:
         ids = [entry.get("id") for entry in served]
@@ -130,13 +133,13 @@ class OpenAIBackend:
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.retry.attempts),
             wait=self._wait,
-            retry=tenacity.retry_if_exception(_is_retryable),
+            retry=tenacity.retry_if_exception(is_retryable),
             before_sleep=self._count_retry,
             reraise=True,
         )
         try:
             return retrying(self._send_once, method, path, body)
-        except (_RetryableAnswer, httpx.TransportError) as exc:
+        except (RetryableAnswer, httpx.TransportError) as exc:
             raise ServerUnavailableError(
                 f"{self.base_url}{path} still failing after {self.retry.attempts} attempts "
                 f"({exc or type(exc).__name__}); is the server running?"
@@ -151,13 +154,13 @@ class OpenAIBackend:
             multiplier=self.retry.initial_delay, max=self.retry.max_delay
         )(state)
         exc = state.outcome.exception() if state.outcome else None
-        server_asked = exc.retry_after if isinstance(exc, _RetryableAnswer) else None
+        server_asked = exc.retry_after if isinstance(exc, RetryableAnswer) else None
         return max(jittered, min(server_asked or 0.0, self.retry.max_delay))
 
     def _send_once(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
         response = self._client.request(method, path, json=body)
-        if response.status_code in _RETRYABLE_STATUS:
-            raise _RetryableAnswer(response.status_code, _retry_after_seconds(response))
+        if response.status_code in RETRYABLE_STATUS:
+            raise RetryableAnswer(response.status_code, retry_after_seconds(response))
         if response.is_error:
             raise ModelError(
                 f"{self.base_url}{path} refused the request: HTTP {response.status_code} "
@@ -231,8 +234,44 @@ class OpenAIBackend:
             "concurrency": self.concurrency,
             "api_key_env": self.api_key_env,
             "retries": self.retries,
-            "grammar": "server" if self.server_kind in ("llamacpp", "vllm") else "parse-and-retry",
+            "grammar": "server" if self.capabilities.grammar else "parse-and-retry",
         }
 
     def close(self) -> None:
         self._client.close()
+
+
+class RawServer:
+    """Plain sequential HTTP requests with the exact bodies the openai backend sends."""
+
+    def __init__(self, backend: OpenAIBackend) -> None:
+        self.backend = backend
+        self.client = httpx.Client(
+            base_url=backend.base_url, headers=auth_headers(backend.api_key_env), timeout=600.0
+        )
+
+    def complete(self, request: GenerationRequest) -> int:
+        response = self.client.post("/v1/completions", json=self.backend.request_body(request))
+        response.raise_for_status()
+        return int(response.json()["usage"]["completion_tokens"])
+
+    def figures(self, requests: Sequence[GenerationRequest]) -> dict[str, float | None]:
+        return {}
+
+
+def create(options: OpenAIOptions) -> OpenAIBackend:
+    if not options.base_url:
+        raise UsageError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    return OpenAIBackend(
+        base_url=options.base_url,
+        model=options.api_model,
+        api_key_env=options.api_key_env,
+        concurrency=options.concurrency,
+        server_kind=options.server_kind,
+        timeout=options.timeout,
+    )
+
+
+BACKEND = BackendSpec(
+    name="openai", options=OpenAIOptions, create=create, raw_engine=RawServer, rank=20
+)

@@ -11,14 +11,26 @@ import json
 import os
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from gen.backends.base import ChatTemplate, Completion, GenerationRequest
+from gen.backends.base import Capabilities, ChatTemplate, Completion, GenerationRequest
+from gen.backends.models import LocalModelOptions
+from gen.backends.spec import BackendSpec, cli
 from gen.core.errors import ModelError, UsageError
 
 Device = Literal["auto", "cpu", "cuda"]
 DTYPES = ("auto", "float32", "float16", "bfloat16")
+
+
+@dataclass(frozen=True)
+class TransformersOptions(LocalModelOptions):
+    device: Device = field(default="auto", metadata=cli("--device", "Device (transformers)."))
+    dtype: str = field(
+        default="auto",
+        metadata=cli("--dtype", f"Weights dtype: {', '.join(DTYPES)} (transformers)."),
+    )
 
 
 def _quantization_method(folder: Path) -> str | None:
@@ -34,6 +46,7 @@ class TransformersBackend:
 
     name = "transformers"
     concurrency = 1
+    capabilities = Capabilities(counts_tokens=True)
 
     def __init__(self, model_path: Path, *, device: Device = "auto", dtype: str = "auto") -> None:
         model_path = Path(model_path)
@@ -86,6 +99,9 @@ class TransformersBackend:
         return self._tokenizer(prompt, return_tensors="pt", add_special_tokens=add_special).to(
             self._model.device
         )
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def generate(self, request: GenerationRequest) -> Completion:
         sampling = request.sampling
@@ -148,3 +164,10 @@ class TransformersBackend:
             "transformers": self._transformers.__version__,
             "grammar": "parse-and-retry",
         }
+
+
+def create(options: TransformersOptions) -> TransformersBackend:
+    return TransformersBackend(options.model_path(), device=options.device, dtype=options.dtype)
+
+
+BACKEND = BackendSpec(name="transformers", options=TransformersOptions, create=create, rank=10)

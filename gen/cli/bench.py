@@ -9,7 +9,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from gen.bench.run import OVERHEAD_TARGET, BenchOptions, BenchReport, run_bench, write_report
+from gen.bench.report import OVERHEAD_TARGET, BenchReport
+from gen.bench.run import BenchOptions, run
 from gen.cli.options import (
     backend_options,
     backend_options_from,
@@ -91,7 +92,6 @@ def bench(run_dir: Path, **kwargs: Any) -> None:
 
     Prints a table and writes RUN/bench/bench-<time>.json.
     """
-    backend_opts = backend_options_from(kwargs)
     options = BenchOptions(
         n=kwargs["n"],
         max_tokens=kwargs["max_tokens"],
@@ -100,7 +100,8 @@ def bench(run_dir: Path, **kwargs: Any) -> None:
         seed=kwargs["seed"],
         prompts_dir=kwargs["prompts_dir"],
         prompt_format=kwargs["prompt_format"],
+        backend=backend_options_from(kwargs),
     )
-    report = run_bench(backend_opts, options)
+    report = run(RunPaths(run_dir), options)
     print_report(report, Console(width=max(100, Console().width)))
-    click.echo(f"written: {write_report(RunPaths(run_dir), report)}")
+    click.echo(f"written: {report.path}")

@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from gen.backends import make_backend
 from gen.cli.options import (
     backend_options,
     backend_options_from,
@@ -20,11 +19,14 @@ from gen.cli.options import (
     seed_option,
     shard_option,
 )
+from gen.core.errors import IncompleteError
 from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.generate.plan import ALL, PlanSpec, iter_plan
-from gen.generate.run import DocumentsOptions, generate_documents
+from gen.generate.records import STAGE
+from gen.generate.run import DocumentsOptions, run
+from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
 
 plan_options = compose_options(
     click.option(
@@ -78,28 +80,45 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
 def documents(
     run_dir: Path, max_tokens: int | None, prompt_format: str | None, shard: Shard, **kwargs: Any
 ) -> None:
-    """Write N fictional documents with the LLM into RUN/documents."""
-    backend_opts = backend_options_from(kwargs)
-    pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
-    spec = _spec(kwargs)
+    """Write N fictional documents with the LLM into RUN/documents.
+
+    Exit status 3 when the attempt budget runs out before N documents are accepted.
+    """
     options = DocumentsOptions(
-        spec=spec, n=kwargs["n"], max_tokens=max_tokens, prompt_format=prompt_format, shard=shard
+        spec=_spec(kwargs),
+        n=kwargs["n"],
+        max_tokens=max_tokens,
+        prompt_format=prompt_format,
+        prompts_dir=kwargs["prompts_dir"],
+        backend=backend_options_from(kwargs),
+        shard=shard,
     )
-    run = RunPaths(run_dir)
-    backend = make_backend(backend_opts)
-    summary = generate_documents(run, pack, backend, options)
-    rejected = ", ".join(f"{reason} {count}" for reason, count in summary.rejected.most_common())
-    click.echo(
-        f"{summary.accepted}/{summary.wanted} documents for plan {spec.key}"
-        f"{'' if shard.whole else f' shard {shard}'} "
-        f"({summary.new_accepted} new, {summary.tokens_per_second:.1f} tokens/s) in {run.documents}"
-    )
-    if rejected:
-        click.echo(f"rejected (kept in {run.rejects('documents')}): {rejected}")
-    if summary.exhausted:
+    paths = RunPaths(run_dir)
+    summary = run(paths, options)
+    report(summary, paths)
+    if summary.short:
+        raise IncompleteError(summary.diagnosis)
+
+
+def report(summary: DocumentsSummary, paths: RunPaths) -> None:
+    if summary.status == NOTHING_TO_DO:
         click.echo(
-            "the attempt budget ran out before n documents were accepted; re-run to continue",
-            err=True,
+            f"{summary.title} already has {summary.accepted} documents ({summary.asked}): "
+            f"nothing to generate in {paths.documents}"
+        )
+        return
+    click.echo(
+        f"{summary.accepted}/{summary.wanted} documents for {summary.title} "
+        f"({summary.new_accepted} new, {summary.tokens_per_second:.1f} tokens/s) "
+        f"in {paths.documents}"
+    )
+    rejected = ", ".join(f"{reason} {count}" for reason, count in summary.rejected.most_common())
+    if rejected:
+        click.echo(f"rejected (kept in {paths.rejects(STAGE)}): {rejected}")
+    if summary.ctx_truncated:
+        click.echo(
+            f"{summary.ctx_truncated} documents were cut by the context window (--ctx) and are "
+            "flagged ctx_truncated"
         )
 
 

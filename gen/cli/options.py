@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import click
+from click.core import ParameterSource
 
-from gen.backends import BACKENDS, BackendOptions
-from gen.backends.openai_backend import SERVER_KINDS
+from gen.backends import DEFAULT_BACKEND, backend_specs, spec_for
+from gen.backends.spec import CLI, BackendOptions, BackendSpec, CliFlag, cli_fields
 from gen.core.errors import UsageError
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import DEFAULT_RUN
@@ -75,81 +76,93 @@ language_option = click.option(
     help="Language pack in the prompts folder (en, it...).",
 )
 
-backend_options = compose_options(
-    click.option("--backend", type=click.Choice(BACKENDS), default="llama.cpp", show_default=True),
-    click.option(
-        "--model",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="GGUF file (llama.cpp, transformers) or model folder (transformers); "
-        "default: the embedded SmolLM2-135M-Instruct.",
-    ),
-    click.option(
-        "--ctx",
-        "n_ctx",
-        type=click.IntRange(min=256),
-        default=4096,
-        show_default=True,
-        help="Context window in tokens (llama.cpp).",
-    ),
-    click.option(
-        "--n-gpu-layers",
-        type=int,
-        default=0,
-        show_default=True,
-        help="Layers to offload to the GPU (llama.cpp; -1 = all).",
-    ),
-    click.option(
-        "--device",
-        type=click.Choice(["auto", "cpu", "cuda"]),
-        default="auto",
-        show_default=True,
-        help="Device (transformers).",
-    ),
-    click.option(
-        "--dtype",
-        default="auto",
-        show_default=True,
-        help="Weights dtype: auto, float32, float16, bfloat16 (transformers).",
-    ),
-    click.option(
-        "--base-url",
-        default=None,
-        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.",
-    ),
-    click.option("--api-model", default=None, help="Model name the server expects (openai)."),
-    click.option(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        show_default=True,
-        help="Environment variable holding the API key (openai); never stored.",
-    ),
-    click.option(
-        "--server-kind",
-        type=click.Choice(SERVER_KINDS),
-        default="auto",
-        show_default=True,
-        help="How to pass grammars to the server (openai): llama.cpp's `grammar`, vLLM's "
-        "structured outputs, or none (generic); auto asks the server.",
-    ),
-    click.option(
-        "--timeout",
-        type=click.FloatRange(min=1),
-        default=300.0,
-        show_default=True,
-        help="Seconds to wait for one answer (openai).",
-    ),
-    click.option(
-        "--concurrency",
-        type=click.IntRange(min=1),
-        default=4,
-        show_default=True,
-        help="Requests in flight (openai).",
-    ),
-)
+
+def _click_type(hint: Any, flag: CliFlag) -> Any:
+    """The click type of an option field from its annotation (`X | None` is X)."""
+    args = [arg for arg in get_args(hint) if arg is not type(None)]
+    if get_origin(hint) is not Literal and len(args) == 1:
+        hint = args[0]
+    if get_origin(hint) is Literal:
+        return click.Choice([str(arg) for arg in get_args(hint)])
+    if hint is int:
+        return click.IntRange(min=flag.min) if flag.min is not None else int
+    if hint is float:
+        return click.FloatRange(min=flag.min) if flag.min is not None else float
+    if hint is Path:
+        return click.Path(path_type=Path)
+    if hint is str:
+        return str
+    raise TypeError(f"{flag.flag}: {hint} has no command-line form (int, float, str, Path)")
+
+
+def _field_options() -> dict[str, tuple[dataclasses.Field[Any], Any]]:
+    """Every backend option field by name, with its resolved type hint, in rank order."""
+    found: dict[str, tuple[dataclasses.Field[Any], Any]] = {}
+    for spec in backend_specs().values():
+        hints = get_type_hints(spec.options)
+        for option_field in cli_fields(spec.options):
+            found.setdefault(option_field.name, (option_field, hints[option_field.name]))
+    return found
+
+
+def _backend_decorators() -> list[Callable[[F], F]]:
+    decorators = [
+        click.option(
+            "--backend",
+            type=click.Choice(list(backend_specs())),
+            default=DEFAULT_BACKEND,
+            show_default=True,
+        )
+    ]
+    for name, (option_field, hint) in _field_options().items():
+        flag: CliFlag = option_field.metadata[CLI]
+        decorators.append(
+            click.option(
+                flag.flag,
+                name,
+                type=_click_type(hint, flag),
+                default=option_field.default,
+                show_default=option_field.default is not None,
+                help=flag.help or None,
+            )
+        )
+    return decorators
+
+
+#: The options of every backend; each declares its own (gen.backends.spec).
+backend_options = compose_options(*_backend_decorators())
+
+
+def _given(name: str) -> bool:
+    """Whether the user set option `name` (command line or environment), not its default."""
+    context = click.get_current_context(silent=True)
+    source = context.get_parameter_source(name) if context else None
+    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def _refuse_foreign(spec: BackendSpec[Any], own: set[str]) -> None:
+    """An option the user set that the chosen backend does not take is a mistake, not noise."""
+    for name, (option_field, _) in _field_options().items():
+        if name in own or not _given(name):
+            continue
+        owners = [
+            other.name
+            for other in backend_specs().values()
+            if name in {f.name for f in cli_fields(other.options)}
+        ]
+        whose = f"the {owners[0]} backend"
+        if len(owners) > 1:
+            whose = f"the {', '.join(owners[:-1])} and {owners[-1]} backends"
+        flag = option_field.metadata[CLI].flag
+        raise UsageError(f"{flag} is an option of {whose}, not of {spec.name}")
 
 
 def backend_options_from(kwargs: dict[str, Any]) -> BackendOptions:
-    """Pop the backend options out of a command's keyword arguments."""
-    names = [field.name for field in fields(BackendOptions)]
-    return BackendOptions(**{name: kwargs.pop(name) for name in names})
+    """Pop the backend options out of a command's keyword arguments: the options of the
+    chosen backend."""
+    spec = spec_for(kwargs.pop("backend"))
+    own = {option_field.name for option_field in cli_fields(spec.options)}
+    values = {name: kwargs.pop(name) for name in _field_options()}
+    _refuse_foreign(spec, own)
+    options: BackendOptions = spec.options(**{name: values[name] for name in own})
+    return options

@@ -44,6 +44,13 @@ class InvalidSpanError(GenError):
     """A span does not fit its text; raised before anything is written."""
 
 
+class IncompleteError(GenError):
+    """A stage ran to its end with fewer records than asked; the message says why.
+    Exit status 3, so scripts can tell it from a crash (1) and from bad input (2)."""
+
+    exit_code = 3
+
+
 _warned: set[str] = set()
 
 

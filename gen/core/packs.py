@@ -11,7 +11,7 @@ import hashlib
 import re
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, RootModel, field_validator, model_validator
 
@@ -163,6 +163,35 @@ class DocumentChecks(StrictModel):
     near_duplicate_ratio: float = Field(92, gt=0, le=100)
 
 
+def _check_regexes(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    for number, phrase in enumerate(phrases, 1):
+        try:
+            re.compile(phrase)
+        except re.error as exc:
+            raise ValueError(
+                f"phrase {number} {phrase!r} is not a valid regular expression ({exc})"
+            ) from None
+    try:
+        re.compile("(?:" + "|".join(phrases) + ")")
+    except re.error as exc:
+        raise ValueError(f"the phrases do not combine into one expression ({exc})") from None
+    return phrases
+
+
+class Chatter(StrictModel):
+    """How the model talks around a document in this language: phrases (regular expressions,
+    case-insensitive) that open a preamble line or a closing remark, removed before the checks
+    (see gen.generate.postprocess)."""
+
+    preamble: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    closing: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+
+    @field_validator("preamble", "closing")
+    @classmethod
+    def _valid_regexes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_regexes(value)
+
+
 GENERATION_FIELDS = {"doc_type", "sensitive_info", "category", *PERSONA_FIELDS}
 
 
@@ -174,6 +203,8 @@ class GenerationPrompts(StrictModel):
     response_prefix: str = ""
     sampling: SamplingConfig = SamplingConfig()
     checks: DocumentChecks = DocumentChecks()
+    #: Required, so that a pack copied before it existed says so instead of keeping chatter.
+    chatter: Chatter
 
     @field_validator("instruction", "other_instruction", "system")
     @classmethod

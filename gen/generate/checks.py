@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
@@ -57,16 +58,22 @@ class DuplicateIndex:
         return None
 
 
-def rejection_reason(
+class Rejection(NamedTuple):
+    reason: str
+    detail: str = ""
+
+
+def rejection(
     text: str, *, language: str, min_chars: int, duplicates: DuplicateIndex
-) -> str | None:
+) -> Rejection | None:
     """Why `text` cannot be accepted, or None when it passes every check."""
     if not text.strip():
-        return "empty"
+        return Rejection("empty")
     if len(text) < min_chars:
-        return "too_short"
+        return Rejection("too_short", f"{len(text)} characters, min_chars {min_chars}")
     if len(text) >= _MIN_CHARS_FOR_LANGUAGE:
         detected, confidence = detect_language(text)
         if detected != language and confidence >= _MIN_LANGUAGE_CONFIDENCE:
-            return "wrong_language"
-    return duplicates.match(text)
+            return Rejection("wrong_language", f"detected {detected} ({confidence:.2f})")
+    duplicate = duplicates.match(text)
+    return Rejection(duplicate) if duplicate else None

@@ -1,26 +1,21 @@
 """Clean-up of a model's document: keep the document, drop the chatter around it.
 
 Pure functions; `clean_document` applies them in order and says what it removed.
+The words of the chatter are language data (`chatter` in prompts/<lang>/generation.yaml);
+the shapes are here: a preamble is a first line that opens with a phrase and ends with
+':', '!' or '.' within 160 characters; a closing remark runs from a line that opens
+with a phrase to the end of the text, and only counts in the text's second half.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+from gen.core.packs import Chatter
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:\n```|\Z)", re.DOTALL)
-_PREAMBLE = re.compile(
-    r"^\s*(?:sure|certainly|of course|okay|ok|here(?:'s| is| are)|below is|certo|ecco|"
-    r"ecco a te|va bene)\b[^\n]{0,160}?(?::|!|\.)[ \t]*(?:\n|$)",
-    re.IGNORECASE,
-)
-_CLOSING = re.compile(
-    r"\n[ \t]*(?:i hope (?:this|that)|note:|please note|"
-    r"this (?:document|is a) (?:is )?(?:fictional|fictitious)|let me know|"
-    r"spero che|nota:|questo documento è (?:fittizio|inventato))"
-    r"[^\n]*(?:\n.*)?\Z",
-    re.IGNORECASE | re.DOTALL,
-)
 _SENTENCE_END = re.compile(r"[.!?…»\")\]](?=\s|$)|\n")
 
 
@@ -48,39 +43,59 @@ def strip_fences(text: str) -> tuple[str, bool]:
     return match.group(1), True
 
 
-def strip_preamble(text: str) -> tuple[str, bool]:
-    match = _PREAMBLE.match(text)
+@lru_cache(maxsize=16)
+def _preamble_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(
+        r"^\s*(?:" + "|".join(phrases) + r")\b[^\n]{0,160}?(?::|!|\.)[ \t]*(?:\n|$)",
+        re.IGNORECASE,
+    )
+
+
+@lru_cache(maxsize=16)
+def _closing_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(
+        r"\n[ \t]*(?:" + "|".join(phrases) + r")[^\n]*(?:\n.*)?\Z", re.IGNORECASE | re.DOTALL
+    )
+
+
+def strip_preamble(text: str, chatter: Chatter) -> tuple[str, bool]:
+    match = _preamble_pattern(chatter.preamble).match(text) if chatter.preamble else None
     if not match:
         return text, False
     return text[match.end() :], True
 
 
-def strip_closing(text: str) -> tuple[str, bool]:
-    match = _CLOSING.search(text)
+def strip_closing(text: str, chatter: Chatter) -> tuple[str, bool]:
+    match = _closing_pattern(chatter.closing).search(text) if chatter.closing else None
     if not match or match.start() < len(text) // 2:
         return text, False
     return text[: match.start()], True
 
 
 def cut_unfinished(text: str) -> tuple[str, bool]:
-    """Drop a trailing sentence cut off by the token limit."""
+    """Drop a trailing sentence cut off by the token limit; an answer that is one
+    unfinished sentence is kept (and judged by its length), not cut to nothing."""
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    if not ends or ends[-1] >= len(text.rstrip()):
+    if not ends or ends[-1] >= len(text.rstrip()) or not text[: ends[-1]].strip():
         return text, False
     return text[: ends[-1]], True
 
 
-def clean_document(text: str, *, echoes: list[str], truncated: bool) -> CleanedText:
+def clean_document(
+    text: str, *, echoes: list[str], truncated: bool, chatter: Chatter
+) -> CleanedText:
     """Apply every clean-up rule; `truncated` when the model hit its token limit."""
     removed = []
     text, hit = strip_echo(text, echoes)
     if hit:
         removed.append("echo")
-    for name, rule in (("preamble", strip_preamble), ("fence", strip_fences)):
-        text, hit = rule(text)
-        if hit:
-            removed.append(name)
-    text, hit = strip_closing(text)
+    text, hit = strip_preamble(text, chatter)
+    if hit:
+        removed.append("preamble")
+    text, hit = strip_fences(text)
+    if hit:
+        removed.append("fence")
+    text, hit = strip_closing(text, chatter)
     if hit:
         removed.append("closing")
     if truncated:

@@ -1,0 +1,153 @@
+"""From a model's answer to a stored record: cleaned, checked, flagged, with provenance.
+
+An answer that fails a check becomes a reject with its raw text, reason and detail,
+never a silent drop; so does a request the backend failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.backends.base import Backend, Completion
+from gen.backends.prompting import RenderedPrompt
+from gen.core.packs import GenerationPrompts
+from gen.core.records import Record
+from gen.generate.checks import DuplicateIndex, Rejection, rejection
+from gen.generate.plan import PlanItem, PlanSpec
+from gen.generate.postprocess import clean_document
+from gen.generate.summary import CTX_TRUNCATED
+
+STAGE = "documents"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One completion for one plan item, and the token limit it was asked with."""
+
+    item: PlanItem
+    rendered: RenderedPrompt
+    completion: Completion
+    max_tokens: int
+
+    @property
+    def ctx_truncated(self) -> bool:
+        """Cut by the context window: stopped for length before reaching --max-tokens."""
+        completion = self.completion
+        return completion.finish_reason == "length" and 0 < completion.completion_tokens < (
+            self.max_tokens
+        )
+
+    @property
+    def at_token_limit(self) -> bool:
+        return self.completion.finish_reason == "length" and not self.ctx_truncated
+
+
+@dataclass(frozen=True)
+class Judgement:
+    record: Record
+    rejection: Rejection | None
+    #: Characters of the answer after clean-up.
+    chars: int
+
+
+def document_record(
+    item: PlanItem,
+    spec: PlanSpec,
+    rendered: RenderedPrompt,
+    completion: Completion,
+    text: str,
+    backend: Backend,
+    *,
+    removed: list[str],
+    run_id: str,
+) -> Record:
+    return Record(
+        id=item.id,
+        text=text,
+        category=item.category,
+        doc_type=item.doc_type,
+        language=spec.language,
+        source="llm",
+        persona=item.persona,
+        prompt=rendered.text,
+        model=backend.model_id,
+        seed=item.seed,
+        group=item.id,
+        meta={
+            "plan": spec.key,
+            "run": run_id,
+            "index": item.index,
+            "doc_kind": item.doc_kind,
+            "sensitive_info": item.sensitive_info,
+            "backend": backend.name,
+            "finish_reason": completion.finish_reason,
+            "prompt_tokens": completion.prompt_tokens,
+            "completion_tokens": completion.completion_tokens,
+            "seconds": round(completion.seconds, 3),
+            "cleanup": removed,
+        },
+    )
+
+
+def rejected(record: Record, raw: str, refusal: Rejection) -> Record:
+    """The record as a reject: the raw answer, its reason first among its flags."""
+    record.text = raw
+    record.meta.update({"reason": refusal.reason, "detail": refusal.detail, "stage": STAGE})
+    record.flags = [refusal.reason, *record.flags]
+    return record
+
+
+def judge(
+    answer: Answer,
+    *,
+    spec: PlanSpec,
+    generation: GenerationPrompts,
+    backend: Backend,
+    duplicates: DuplicateIndex,
+    run_id: str,
+) -> Judgement:
+    """Clean the answer and check it; an accepted text joins `duplicates`."""
+    item, completion = answer.item, answer.completion
+    cleaned = clean_document(
+        completion.text,
+        echoes=[item.parts.response_prefix, item.parts.instruction],
+        truncated=completion.finish_reason == "length",
+        chatter=generation.chatter,
+    )
+    record = document_record(
+        item,
+        spec,
+        answer.rendered,
+        completion,
+        cleaned.text,
+        backend,
+        removed=cleaned.removed,
+        run_id=run_id,
+    )
+    if answer.ctx_truncated:
+        record.flags.append(CTX_TRUNCATED)
+    refusal = rejection(
+        cleaned.text,
+        language=spec.language,
+        min_chars=generation.checks.min_chars,
+        duplicates=duplicates,
+    )
+    if refusal:
+        return Judgement(rejected(record, completion.text, refusal), refusal, len(cleaned.text))
+    duplicates.add(cleaned.text)
+    return Judgement(record, None, len(cleaned.text))
+
+
+def failed_request(
+    item: PlanItem,
+    spec: PlanSpec,
+    rendered: RenderedPrompt,
+    backend: Backend,
+    error: Exception,
+    *,
+    run_id: str,
+) -> Record:
+    """The reject of a request the backend failed."""
+    failed = Completion("", 0, 0, 0.0, "error")
+    record = document_record(item, spec, rendered, failed, "", backend, removed=[], run_id=run_id)
+    return rejected(record, "", Rejection("model_error", str(error)))

@@ -1,0 +1,43 @@
+"""What `gen documents` sends for a plan item: the rendered prompt and its request.
+
+`gen bench` sends the same requests through a bare engine loop, so both come from here.
+"""
+
+from __future__ import annotations
+
+from gen.backends.base import Backend, GenerationRequest, SamplingParams
+from gen.backends.prompting import RenderedPrompt, render_prompt
+from gen.core.packs import LanguagePack
+from gen.generate.plan import PlanItem
+
+
+def sampling_for(pack: LanguagePack, rendered: RenderedPrompt, max_tokens: int) -> SamplingParams:
+    config = pack.generation.sampling
+    return SamplingParams(
+        temperature=config.temperature,
+        top_p=config.top_p,
+        top_k=config.top_k,
+        repeat_penalty=config.repeat_penalty,
+        max_tokens=max_tokens,
+        stop=rendered.stop,
+    )
+
+
+class Prompter:
+    """Renders plan items in one prompt format for one backend."""
+
+    def __init__(
+        self, pack: LanguagePack, backend: Backend, *, prompt_format: str | None, max_tokens: int
+    ) -> None:
+        self.pack = pack
+        self.format_name = prompt_format or pack.generation.format
+        self.max_tokens = max_tokens
+        self._chat_template = backend.chat_template()
+
+    def render(self, item: PlanItem) -> RenderedPrompt:
+        return render_prompt(item.parts, self.format_name, self.pack.formats, self._chat_template)
+
+    def request(self, item: PlanItem) -> tuple[RenderedPrompt, GenerationRequest]:
+        rendered = self.render(item)
+        sampling = sampling_for(self.pack, rendered, self.max_tokens)
+        return rendered, GenerationRequest(prompt=rendered.text, sampling=sampling, seed=item.seed)
