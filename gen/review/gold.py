@@ -208,6 +208,18 @@ def check_export(tasks: Any, source: str, project_id: int | None = None) -> list
     return tasks
 
 
+def check_records(
+    tasks: Sequence[Mapping[str, Any]], records: Mapping[str, Record], source: str
+) -> None:
+    """UsageError when no task is a record of the run: an export of another run's project."""
+    ids = {task_record_id(task) for task in tasks} - {None}
+    if ids and not ids & records.keys():
+        raise UsageError(
+            f"{source}: none of its {len(ids)} tasks is a record of this run (e.g. "
+            f"{sorted(ids)[0]}); expected an export of the project this run was pushed to"
+        )
+
+
 def review_tasks(
     tasks: Sequence[Mapping[str, Any]],
     records: Mapping[str, Record] | None,

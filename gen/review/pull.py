@@ -20,7 +20,7 @@ from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import write_json_atomic, write_records
 from gen.review.connection import Connection, api_errors
-from gen.review.gold import ReviewResult, check_export, review_tasks
+from gen.review.gold import ReviewResult, check_export, check_records, review_tasks
 from gen.review.offsets import OffsetUnit
 from gen.review.push import find_project, read_state, read_table
 
@@ -97,6 +97,7 @@ def pull(run: Path, connection: Connection, options: PullOptions) -> ReviewResul
     except ValueError as exc:
         raise UsageError(f"project {project.id}: its export is not JSON ({exc})") from None
     tasks = check_export(tasks, f"project {project.id}", project.id)
+    check_records(tasks, records, f"project {project.id}")
     result = review_tasks(
         tasks, records, prefer=options.prefer, unit=_unit(options, state), users=users
     )
@@ -133,6 +134,7 @@ def import_export_file(run: Path, path: Path, options: PullOptions) -> ReviewRes
     project_id = state["project_id"] if state and options.project is None else None
     tasks = check_export(read_export_file(path), str(path), project_id)
     records = _run_records(run, options, state)
+    check_records(tasks, records, str(path))
     result = review_tasks(tasks, records, prefer=options.prefer, unit=_unit(options, state))
     write_review(run, result, {"file": str(path), "project_id": project_id})
     return result

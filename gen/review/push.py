@@ -92,9 +92,17 @@ def read_state(run: Path) -> dict[str, Any] | None:
 
 
 def find_project(client: LabelStudio, project: str) -> Any | None:
-    """The project with this id or exact title; UsageError when the title is ambiguous."""
+    """The project with this id or exact title (None: no such title); UsageError for an
+    unknown id or an ambiguous title."""
+    from label_studio_sdk.core.api_error import ApiError
+
     if project.isdigit():
-        return client.projects.get(int(project))
+        try:
+            return client.projects.get(int(project))
+        except ApiError as exc:
+            if exc.status_code == 404:
+                raise UsageError(f"there is no project {project}; expected a project id") from None
+            raise
     matches = [p for p in client.projects.list(title=project) if p.title == project]
     if len(matches) > 1:
         ids = ", ".join(str(p.id) for p in matches)
