@@ -46,6 +46,7 @@ def pushed_run(server, root: Path) -> tuple[Path, int]:
     run = make_run(root, [*records(), accents_record()])
     result = gen(server, "push", "--run", str(run))
     assert result.exit_code == 0, result.output
+    assert "created project" in result.output and "3 tasks pushed" in result.output
     state = json.loads((RunPaths(run).review / "project.json").read_text())
     return run, state["project_id"]
 

@@ -194,9 +194,9 @@ def write_task_file(run: Path, out: Path, options: PushOptions) -> tuple[Path, P
 
 
 def report_lines(report: PushReport) -> list[str]:
-    verb = "created" if report.created else "updated"
+    what = "created project" if report.created else "project"
     lines = [
-        f"{verb} project {report.project_id} {report.title!r} at {report.url}: "
+        f"{what} {report.project_id} {report.title!r} at {report.url}: "
         f"{report.pushed} tasks pushed, {report.present} already there "
         f"(of {report.selected} selected)",
         f"open {report.url}/projects/{report.project_id}/data to review",
