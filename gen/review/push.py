@@ -20,7 +20,7 @@ from gen.core.errors import UsageError
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_atomic, write_json_atomic
+from gen.core.store import RecordTable, read_json_object, write_atomic, write_json_atomic
 from gen.review.config import (
     LABELS_NAME,
     TEXT_NAME,
@@ -83,12 +83,7 @@ def read_table(run: Path, table: str) -> list[Record]:
 def read_state(run: Path) -> dict[str, Any] | None:
     """Where the run was pushed, or None before the first push."""
     path = RunPaths(Path(run)).review / STATE_FILE
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: cannot read it ({exc}); delete it and push again") from None
+    return read_json_object(path) if path.exists() else None
 
 
 def find_project(client: LabelStudio, project: str) -> Any | None:
