@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from chromium import chromium
 from click.testing import CliRunner
 
 from gen.cli import main
@@ -245,30 +245,13 @@ def test_score_that_is_not_a_number_becomes_no_score() -> None:
 
 # -- real browser ----------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "inspect.png"
 
 
 @pytest.fixture
 def browser(tmp_path: Path):
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip("chromium not installed: apt-get install -y chromium chromium-driver")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--window-size=1280,1000", f"--user-data-dir={tmp_path / 'profile'}",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    # An explicit driver path keeps Selenium Manager from downloading anything.
-    driver = webdriver.Chrome(
-        service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options
-    )
-    yield driver
-    driver.quit()
+    with chromium(tmp_path / "profile") as driver:
+        yield driver
 
 
 @pytest.mark.browser

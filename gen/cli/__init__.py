@@ -46,6 +46,7 @@ from gen.cli.export import export  # noqa: E402
 from gen.cli.inspect import inspect_command  # noqa: E402
 from gen.cli.label import label  # noqa: E402
 from gen.cli.queries import queries_command  # noqa: E402
+from gen.cli.review import review  # noqa: E402
 from gen.cli.stats import stats  # noqa: E402
 from gen.cli.wikipedia import wikipedia_command  # noqa: E402
 
@@ -61,6 +62,7 @@ for command in (
     stats,
     eval_command,
     inspect_command,
+    review,
     bench,
 ):
     main.add_command(command)

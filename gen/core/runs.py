@@ -39,6 +39,16 @@ class RunPaths:
         return self.root / "export"
 
     @property
+    def gold(self) -> Path:
+        """Hand-checked spans (`gen review pull`), the reference `gen eval` scores against."""
+        return self.root / "gold"
+
+    @property
+    def review(self) -> Path:
+        """Where the run was pushed for review (server, project, table)."""
+        return self.root / "review"
+
+    @property
     def stats(self) -> Path:
         return self.root / "stats"
 

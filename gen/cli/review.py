@@ -1,0 +1,213 @@
+"""`gen review push|pull|export|report`: a round trip through Label Studio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gen.cli.options import compose_options, prompts_option, run_option, seed_option
+from gen.core.errors import GenError
+from gen.review.connection import API_KEY_ENV, DEFAULT_URL, Connection
+from gen.review.gold import ReviewResult
+from gen.review.offsets import OFFSET_UNITS
+from gen.review.pull import PullOptions, import_export_file, pull
+from gen.review.push import TABLES, PushOptions, push, report_lines, write_task_file
+from gen.review.report import render_report, review_report
+from gen.review.sample import STRATA
+
+connection_options = compose_options(
+    click.option(
+        "--url",
+        envvar="LABEL_STUDIO_URL",
+        default=DEFAULT_URL,
+        show_default=True,
+        help="Label Studio server (or set LABEL_STUDIO_URL).",
+    ),
+    click.option(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        show_default=True,
+        help="Environment variable holding the access token; the token is never stored.",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=1),
+        default=30.0,
+        show_default=True,
+        help="Seconds to wait for one answer.",
+    ),
+    click.option(
+        "--retries",
+        type=click.IntRange(min=0),
+        default=2,
+        show_default=True,
+        help="Retries of a refused connection or a 5xx/429 answer, with backoff.",
+    ),
+    click.option(
+        "--ca-bundle",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="PEM certificate of a private authority to verify the server's TLS certificate "
+        "(verification is always on).",
+    ),
+)
+project_option = click.option(
+    "--project",
+    default=None,
+    help="Project title or id  [default: push: 'gen review: RUN-NAME'; pull: the pushed one]",
+)
+table_option = click.option(
+    "--table",
+    type=click.Choice(TABLES),
+    default=None,
+    help="Record table  [default: push: labeled; pull/report: the pushed one]",
+)
+unit_option = click.option(
+    "--offsets",
+    "unit",
+    type=click.Choice(OFFSET_UNITS),
+    default=None,
+    help="How the server counts offsets: codepoint (Label Studio 1.23, measured) or utf16 "
+    "(JavaScript string units)  [default: push: codepoint; pull: as pushed]. Pulled spans are "
+    "re-anchored on their stored text either way.",
+)
+prefer_option = click.option(
+    "--prefer",
+    default="latest",
+    show_default=True,
+    help="Whose spans are gold when several reviewers annotated a task: latest, earliest, "
+    "or a reviewer's e-mail (else the latest); every reviewer's spans are kept in meta.",
+)
+
+
+def _connection(kwargs: dict[str, Any]) -> Connection:
+    return Connection(
+        url=kwargs.pop("url"),
+        api_key_env=kwargs.pop("api_key_env"),
+        timeout=kwargs.pop("timeout"),
+        retries=kwargs.pop("retries"),
+        ca_bundle=kwargs.pop("ca_bundle"),
+    )
+
+
+@click.group("review")
+def review() -> None:
+    """Review and correct labels in Label Studio, and pull them back as gold."""
+
+
+@review.command("push")
+@run_option
+@connection_options
+@project_option
+@table_option
+@click.option("--sample", type=click.IntRange(min=1), default=None, help="Push N documents.")
+@click.option(
+    "--stratify",
+    type=click.Choice(STRATA),
+    default="category",
+    show_default=True,
+    help="Strata of the sample take turns; flagged, disagreeing and low-score documents first.",
+)
+@seed_option
+@unit_option
+@prompts_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write tasks.json and label_config.xml to this folder instead of pushing.",
+)
+def push_command(run_dir: Path, **kwargs: Any) -> None:
+    """Send documents to a Label Studio project as tasks, with the labelers' spans as
+    predictions (one per span source). Pushing again adds only what is missing."""
+    connection = _connection(kwargs)
+    out = kwargs.pop("out")
+    options = PushOptions(
+        table=kwargs["table"] or "labeled",
+        project=kwargs["project"],
+        sample=kwargs["sample"],
+        stratify=kwargs["stratify"],
+        seed=kwargs["seed"],
+        unit=kwargs["unit"] or "codepoint",
+        prompts_dir=kwargs["prompts_dir"],
+    )
+    if out is not None:
+        tasks, config, count = write_task_file(run_dir, out, options)
+        click.echo(f"wrote {count} tasks to {tasks} and the labeling config to {config}")
+        return
+    for line in report_lines(push(run_dir, connection, options)):
+        click.echo(line)
+
+
+def _finish(result: ReviewResult, run_dir: Path) -> None:
+    for record_id in result.disagreements:
+        click.echo(f"warning: reviewers disagree on {record_id} (flag review_disagreement)")
+    for record in result.rejected:
+        click.secho(f"refused: {record.meta['reason']}", fg="yellow", err=True)
+    click.echo(
+        f"wrote {len(result.gold)} gold records to {run_dir / 'gold'}; "
+        f"{result.unannotated} tasks without a submitted annotation, "
+        f"{len(result.rejected)} refused (kept in {run_dir / 'rejects' / 'review'})"
+    )
+    if result.rejected:
+        raise GenError(
+            f"{len(result.rejected)} tasks refused; fix them in Label Studio and pull again"
+        )
+
+
+def _pull_options(kwargs: dict[str, Any]) -> PullOptions:
+    return PullOptions(
+        project=kwargs.get("project"),
+        prefer=kwargs["prefer"],
+        table=kwargs["table"],
+        unit=kwargs["unit"],
+    )
+
+
+@review.command("pull")
+@run_option
+@connection_options
+@project_option
+@table_option
+@unit_option
+@prefer_option
+def pull_command(run_dir: Path, **kwargs: Any) -> None:
+    """Fetch the submitted annotations and write them as RUN/gold (source gold, reviewer and
+    time in meta), span by span re-anchored and validated."""
+    connection = _connection(kwargs)
+    _finish(pull(run_dir, connection, _pull_options(kwargs)), run_dir)
+
+
+@review.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@run_option
+@table_option
+@unit_option
+@prefer_option
+def export_command(file: Path, run_dir: Path, **kwargs: Any) -> None:
+    """Write RUN/gold from a Label Studio JSON export FILE (for a server this machine
+    cannot reach)."""
+    _finish(import_export_file(run_dir, file, _pull_options(kwargs)), run_dir)
+
+
+@review.command("report")
+@run_option
+@table_option
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
+def report_command(run_dir: Path, table: str | None, output_format: str) -> None:
+    """Score the labelers against the pulled gold (per label and span source) and count
+    what the reviewers kept, edited, deleted and added."""
+    report = review_report(run_dir, table)
+    if output_format == "json":
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_report(report), nl=False)
