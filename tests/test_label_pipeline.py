@@ -88,11 +88,11 @@ def test_both_strategies_label_every_document(tmp_path: Path) -> None:
     assert data["labeled"] == 3 and data["rejects"] == 0
     assert data["strategies"]["sentences"] == {"ok": 2, "skipped": 1, "reasons": {}}
     # The strategies agree on every word but the final period of each passage, which the
-    # censor aligner leaves out: one token of 39 in the health document, one of 23 in the
-    # judicial one.
+    # censor aligner leaves out: two tokens of 39 in the health document (two passages),
+    # one of 23 in the judicial one.
     health = data["agreement"]["health"]
-    assert (health["tokens"], health["first_positive"], health["second_positive"]) == (39, 16, 15)
-    observed, p_first, p_second = 38 / 39, 16 / 39, 15 / 39
+    assert (health["tokens"], health["first_positive"], health["second_positive"]) == (39, 16, 14)
+    observed, p_first, p_second = 37 / 39, 16 / 39, 14 / 39
     chance = p_first * p_second + (1 - p_first) * (1 - p_second)
     assert health["kappa"] == round((observed - chance) / (1 - chance), 4)
     assert data["agreement"]["judicial"]["f1"] == round(2 * 8 / (9 + 8), 4)
