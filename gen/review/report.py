@@ -59,7 +59,7 @@ class ReviewReport:
 
 
 def _overlaps(span: Span, others: Iterable[Span]) -> bool:
-    return any(other.start < span.end and span.start < other.end for other in others)
+    return any(span.overlap(other.start, other.end) for other in others)
 
 
 def count_changes(gold: Sequence[Span], predicted: Sequence[Span]) -> Changes:
