@@ -4,13 +4,15 @@ span <-> word mapping every word-level view shares."""
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 
 import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gen.core.records import Record, Span
-from gen.export.formats.conll import conll_lines
+from gen.export.base import ExportJob
+from gen.export.formats.conll import TaggingSettings, conll_lines
 from gen.text.nfc import move_range, nfc_text, same_text
 from gen.text.words import _BEYOND_LATIN, _JOINING, _SPECIAL, word_spans, word_starts, words_in
 
@@ -130,7 +132,7 @@ def test_conll_never_writes_a_mark_as_a_word() -> None:
     text = nfd("José Nuñez has asthma.")
     record = Record("r", text, "health", "email", "en", "gold",
                     [Span(0, text.index(" "), "PERSON")])  # fmt: skip
-    lines = conll_lines(record, "bio")
+    lines = conll_lines(ExportJob({"train": [record]}, Path(), TaggingSettings("bio")), record)
     assert lines[:2] == [f"{nfd('José')}\tB-PERSON", f"{nfd('Nuñez')}\tO"]
     assert all(not unicodedata.category(line[0]).startswith("M") for line in lines if line)
 
