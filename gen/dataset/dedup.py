@@ -11,6 +11,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from gen.text.nfc import nfc
@@ -38,10 +39,22 @@ def _shingles(text: str) -> set[bytes]:
     return {" ".join(words[i : i + SHINGLE_WORDS]).encode() for i in range(len(words) - 2)}
 
 
-def minhashes(texts: Sequence[str]) -> list[MinHash]:
-    from datasketch import MinHash
+def _datasketch() -> ModuleType:
+    """datasketch, imported where used. Its import runs numpy.f2py, which (numpy 2.2)
+    shrinks the `re` module's pattern cache to 50 for the whole process; pysbd then
+    recompiles its patterns at every call and sentence splitting in the same process
+    (exports after a build, tests) runs about 8 times slower. The cache size is put back."""
+    size = re._MAXCACHE
+    import datasketch
 
-    return MinHash.bulk([list(_shingles(t)) for t in texts], num_perm=NUM_PERM, seed=1)
+    re._MAXCACHE = max(re._MAXCACHE, size)
+    return datasketch
+
+
+def minhashes(texts: Sequence[str]) -> list[MinHash]:
+    return _datasketch().MinHash.bulk(
+        [list(_shingles(t)) for t in texts], num_perm=NUM_PERM, seed=1
+    )
 
 
 def exact_duplicates(texts: Sequence[str]) -> dict[int, int]:
@@ -64,10 +77,8 @@ def lsh_bands(threshold: float) -> tuple[int, int]:
     permutations), the longest bands (fewest false candidates) that still make a pair at
     the threshold a candidate with probability >= 0.99: candidates are confirmed by
     their estimated similarity anyway, so a miss costs more than a false candidate."""
-    from datasketch import MinHashLSH
-
     try:
-        lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
+        lsh = _datasketch().MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
         return lsh.b, lsh.r
     except ValueError:
         pass
@@ -79,9 +90,9 @@ def lsh_bands(threshold: float) -> tuple[int, int]:
 
 
 def _lsh(threshold: float) -> MinHashLSH:
-    from datasketch import MinHashLSH
-
-    return MinHashLSH(threshold=threshold, num_perm=NUM_PERM, params=lsh_bands(threshold))
+    return _datasketch().MinHashLSH(
+        threshold=threshold, num_perm=NUM_PERM, params=lsh_bands(threshold)
+    )
 
 
 def _matches(
