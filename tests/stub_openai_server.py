@@ -32,9 +32,11 @@ class StubOpenAIServer:
         gate_timeout: float = 5.0,
         answer: Callable[[str], str] = "answer to {}".format,
         finish_reason: str = "stop",
+        logprobs: Callable[[dict[str, Any]], Any] | None = None,
     ) -> None:
         self.answer = answer
         self.finish_reason = finish_reason
+        self.logprobs = logprobs
         self.models = list(models)
         self.faults = deque(faults)
         self.gate = gate
@@ -132,14 +134,15 @@ class StubOpenAIServer:
                 else:
                     prompt = body["prompt"]
                     text = stub.answer(prompt)
+                    choice = {"index": 0, "text": text, "finish_reason": stub.finish_reason}
+                    if stub.logprobs is not None:
+                        choice["logprobs"] = stub.logprobs(body)
                     self._json(
                         200,
                         {
                             "object": "text_completion",
                             "model": body["model"],
-                            "choices": [
-                                {"index": 0, "text": text, "finish_reason": stub.finish_reason}
-                            ],
+                            "choices": [choice],
                             "usage": {
                                 "prompt_tokens": len(prompt.split()),
                                 "completion_tokens": len(text.split()),

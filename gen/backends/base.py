@@ -6,7 +6,9 @@ a `GenerationRequest` carries the already rendered prompt text, see
 `gen.backends.prompting`. Only the engine's chat template is asked of the backend.
 What else an engine can do is stated in its `Capabilities`, so callers ask
 instead of testing which class they hold. How a backend module declares its
-options and registers itself: `gen.backends.spec`.
+options and registers itself: `gen.backends.spec`. A backend whose capabilities
+include `logprobs` scores a fixed set of answers (`LabelScorer`: labeling without
+sampling).
 """
 
 from __future__ import annotations
@@ -102,3 +104,17 @@ class RawEngine(Protocol):
     def figures(self, requests: Sequence[GenerationRequest]) -> dict[str, float | None]:
         """Engine-specific measurements (e.g. llama.cpp's prefix-reuse gain), or none."""
         ...
+
+
+@runtime_checkable
+class LabelScorer(Protocol):
+    def label_logprobs(self, prompt: str, labels: Sequence[str]) -> list[float]:
+        """log P(the answer to `prompt` starts with each label), from the first answer
+        token's distribution after one forward pass (see `gen.backends.scoring`)."""
+        ...
+
+
+def can_score_labels(backend: Backend) -> bool:
+    """Whether `backend` can score labels now (an OpenAI-compatible server only when it
+    returns log-probabilities)."""
+    return backend.capabilities.logprobs and isinstance(backend, LabelScorer)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from gen.backends.base import (
     Capabilities,
     ChatTemplate,
@@ -28,6 +30,7 @@ from gen.backends.base import (
     SamplingParams,
 )
 from gen.backends.models import LocalModelOptions
+from gen.backends.scoring import label_first_tokens, logprobs_of
 from gen.backends.spec import BackendSpec, cli
 from gen.core.errors import ModelError
 
@@ -59,7 +62,7 @@ class LlamaCppBackend:
     name = "llama.cpp"
     #: llama-cpp-python generates one sequence at a time.
     concurrency = 1
-    capabilities = Capabilities(counts_tokens=True, grammar=True)
+    capabilities = Capabilities(counts_tokens=True, grammar=True, logprobs=True)
 
     def __init__(
         self,
@@ -143,6 +146,31 @@ class LlamaCppBackend:
             seconds=time.perf_counter() - started,
             finish_reason=choice.get("finish_reason") or "stop",
         )
+
+    def label_logprobs(self, prompt: str, labels: Sequence[str]) -> list[float]:
+        return self.on_engine_thread(self._label_logprobs, prompt, labels)
+
+    def _label_logprobs(self, prompt: str, labels: Sequence[str]) -> list[float]:
+        """One forward pass over what the prompt does not share with the previous one
+        (the KV cache keeps the rest, as for `create_completion`), then the first-token
+        distribution at its end."""
+        llama = self._llama
+        firsts = label_first_tokens(self._tokens, prompt, labels)
+        tokens = llama.tokenize(prompt.encode(), special=True)
+        if len(tokens) >= self.n_ctx:
+            raise ModelError(
+                f"llama.cpp refused the request: the prompt has {len(tokens)} tokens, "
+                f"the context {self.n_ctx}"
+            )
+        # Re-evaluate at least the last token: its logits are the ones read.
+        cached = min(llama.longest_token_prefix(llama._input_ids.tolist(), tokens), len(tokens) - 1)
+        llama.n_tokens = cached
+        llama.eval(tokens[cached:])
+        logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
+        return logprobs_of(logits, firsts)
+
+    def _tokens(self, text: str) -> list[int]:
+        return self._llama.tokenize(text.encode(), add_bos=False, special=True)
 
     def chat_template(self) -> ChatTemplate | None:
         source = self._llama.metadata.get("tokenizer.chat_template")

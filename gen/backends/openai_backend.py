@@ -6,13 +6,16 @@ from the server: `generate` is thread-safe and the pipeline keeps `concurrency`
 requests in flight. A request is retried with jittered exponential backoff on
 429/5xx answers and dropped connections, so a server that dies and comes back
 loses no document; only when the retries are exhausted does it raise.
+
+Labels are scored from the `logprobs` (top first tokens) of a one-token completion where
+the server gives them (llama.cpp servers, vLLM); other servers get the generated path.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -30,6 +33,7 @@ from gen.backends.http_retry import (
     is_retryable,
     retry_after_seconds,
 )
+from gen.backends.scoring import logprobs_from_top
 from gen.backends.spec import BackendOptions, BackendSpec, cli
 from gen.core.errors import ModelError, UsageError
 
@@ -37,6 +41,8 @@ ServerKind = Literal["auto", "llamacpp", "vllm", "generic"]
 SERVER_KINDS: tuple[str, ...] = get_args(ServerKind)
 #: Server kinds that constrain answers with a grammar.
 GRAMMAR_KINDS = ("llamacpp", "vllm")
+#: Server kinds whose completions return top log-probabilities (labels are scored).
+LOGPROB_KINDS = ("llamacpp", "vllm")
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,8 @@ class OpenAIOptions(BackendOptions):
 
 #: `owned_by` of `/v1/models` entries, as each server fills it in.
 _OWNERS_TO_KIND = {"llamacpp": "llamacpp", "me": "llamacpp", "vllm": "vllm"}
+#: Top first tokens asked for when scoring labels (vLLM's default ceiling).
+TOP_LOGPROBS = 20
 
 
 class OpenAIBackend:
@@ -114,7 +122,11 @@ class OpenAIBackend:
             served = self._request("GET", "/v1/models").get("data", [])
         self.model_id = model or self._only_model(served)
         self.server_kind = server_kind if server_kind != "auto" else self._detect_kind(served)
-        self.capabilities = Capabilities(grammar=self.server_kind in GRAMMAR_KINDS, concurrent=True)
+        self.capabilities = Capabilities(
+            grammar=self.server_kind in GRAMMAR_KINDS,
+            logprobs=self.server_kind in LOGPROB_KINDS,
+            concurrent=True,
+        )
 
     def _only_model(self, served: list[dict[str, Any]]) -> str:
         ids = [entry.get("id") for entry in served]
@@ -220,6 +232,36 @@ class OpenAIBackend:
             completion_tokens=int(usage.get("completion_tokens") or 0),
             seconds=seconds,
             finish_reason="length" if choice.get("finish_reason") == "length" else "stop",
+        )
+
+    def label_logprobs(self, prompt: str, labels: Sequence[str]) -> list[float]:
+        """A one-token greedy completion with its top first tokens; see `logprobs_from_top`."""
+        body = {
+            "model": self.model_id,
+            "prompt": prompt,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "logprobs": TOP_LOGPROBS,
+        }
+        with self._slots:
+            answer = self._request("POST", "/v1/completions", body)
+        return logprobs_from_top(self._top_logprobs(answer), labels)
+
+    def _top_logprobs(self, answer: Any) -> Mapping[str, float]:
+        """Token text -> logprob of the first answer token, in the completions format
+        (`top_logprobs: [{token: logprob}]`) or llama-server's (`content: [{top_logprobs}]`)."""
+        try:
+            logprobs = answer["choices"][0].get("logprobs") or {}
+            if logprobs.get("top_logprobs"):
+                return dict(logprobs["top_logprobs"][0])
+            if logprobs.get("content"):
+                top = logprobs["content"][0]["top_logprobs"]
+                return {entry["token"]: float(entry["logprob"]) for entry in top}
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+            pass
+        raise ModelError(
+            f"{self.base_url}/v1/completions gave no usable logprobs to score labels with "
+            f"({str(answer)[:200]}); label with --answers generated"
         )
 
     def chat_template(self) -> ChatTemplate | None:

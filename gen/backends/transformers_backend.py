@@ -11,12 +11,14 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from gen.backends.base import Capabilities, ChatTemplate, Completion, GenerationRequest
 from gen.backends.models import LocalModelOptions
+from gen.backends.scoring import label_first_tokens, logprobs_of
 from gen.backends.spec import BackendSpec, cli
 from gen.core.errors import ModelError, UsageError
 
@@ -46,7 +48,7 @@ class TransformersBackend:
 
     name = "transformers"
     concurrency = 1
-    capabilities = Capabilities(counts_tokens=True)
+    capabilities = Capabilities(counts_tokens=True, logprobs=True)
 
     def __init__(self, model_path: Path, *, device: Device = "auto", dtype: str = "auto") -> None:
         model_path = Path(model_path)
@@ -142,6 +144,16 @@ class TransformersBackend:
             seconds=seconds,
             finish_reason="stop" if ended or len(new_tokens) < sampling.max_tokens else "length",
         )
+
+    def label_logprobs(self, prompt: str, labels: Sequence[str]) -> list[float]:
+        """The logits of one forward pass over the prompt, at its last position."""
+        firsts = label_first_tokens(self._token_ids, prompt, labels)
+        with self._lock, self._torch.inference_mode():
+            logits = self._model(**self._encode(prompt)).logits[0, -1]
+        return logprobs_of(logits.float().cpu().numpy(), firsts)
+
+    def _token_ids(self, text: str) -> list[int]:
+        return self._tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def chat_template(self) -> ChatTemplate | None:
         source = self._tokenizer.chat_template
