@@ -7,6 +7,7 @@ with a fresh model: grouped by category (as `gen label` does) and interleaved (e
 document's category differs from the previous one), and prints both times and the gain.
 
     .venv/bin/python bench/bench_prefix_reuse.py [--per-category 3] [--strategy sentences]
+        [--answers generated|scored]
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from gen.backends.llama_cpp import LlamaCppOptions
 from gen.core.packs import load_language_pack
 from gen.core.records import Record
 from labeling.config import load_labeling
-from labeling.strategies.censor import CensorLabeler
-from labeling.strategies.sentences import SentenceLabeler
+from labeling.options import LabelOptions
+from labeling.strategies import LabelerSetup, strategy
 
 #: Short invented documents, a few per category; the text is not what is measured.
 TEXTS = {
@@ -63,12 +64,13 @@ def documents(per_category: int) -> dict[str, list[Record]]:
     }
 
 
-def label_all(order: list[Record], strategy: str, context: int) -> tuple[float, int, int]:
+def label_all(order: list[Record], name: str, answers: str, context: int) -> tuple[float, int, int]:
     """Seconds, prompt tokens and completion tokens to label `order` with a fresh model."""
     backend = make_backend(LlamaCppOptions(n_ctx=context))
     pack = load_language_pack("en")
-    labeler_class = SentenceLabeler if strategy == "sentences" else CensorLabeler
-    labeler = labeler_class(backend, pack, load_labeling(pack), context_tokens=context)
+    options = LabelOptions(strategy=name, context_tokens=context, answers=answers, backend=backend)
+    setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), options, backend)
+    labeler = strategy(name).build(setup)
     prompt_tokens = completion_tokens = 0
     started = time.perf_counter()
     for document in order:
@@ -82,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-category", type=int, default=3, choices=range(1, 5))
     parser.add_argument("--strategy", choices=("sentences", "censor"), default="sentences")
+    parser.add_argument("--answers", choices=("scored", "generated"), default="generated")
     parser.add_argument("--ctx", type=int, default=2048)
     args = parser.parse_args()
     by_category = documents(args.per_category)
@@ -91,7 +94,7 @@ def main() -> None:
     print(f"{total} documents, {len(by_category)} categories, strategy {args.strategy}")
     results = {}
     for name, order in (("interleaved", interleaved), ("grouped", grouped)):
-        seconds, prompt, completion = label_all(order, args.strategy, args.ctx)
+        seconds, prompt, completion = label_all(order, args.strategy, args.answers, args.ctx)
         results[name] = seconds
         print(
             f"{name:<12} {seconds:7.1f} s  {seconds / total:5.2f} s/doc  "

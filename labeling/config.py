@@ -1,43 +1,47 @@
 """The labeling prompts of one language: `prompts/<language>/labeling.yaml`.
 
-Validated on load against `categories.yaml`, so a missing example or tag fails at
-start-up with the file and key, not half-way through a run.
+The file has a common part (prompt format, sampling, one description per sensitive
+category) and one block per strategy, keyed by the strategy's name and validated by the
+model the strategy declares (`labeling.strategies.Strategy.prompts`). A block is optional
+in a pack that does not use its strategy; running the strategy on that pack fails at
+start-up, naming the file and the key. Everything is checked against `categories.yaml`
+on load, so a missing example or tag fails before any model call.
 """
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field, create_model
 
 from gen.core.errors import ConfigError
 from gen.core.packs import CHAT_FORMAT, LanguagePack
 from gen.core.yamlio import StrictModel, load_model
-from gen.text.placeholders import check_placeholders
+from labeling.strategies import strategies
 
 LABELING_FILE = "labeling.yaml"
 
-#: Placeholders known to every prompt text; the strategy adds its own.
-_CATEGORY_FIELDS = {"category", "description"}
+BlockT = TypeVar("BlockT", bound=BaseModel)
 
 
-class SentenceExample(StrictModel):
-    text: str = Field(min_length=1, pattern=r"^[^\n]+$")
-    sensitive: bool
-
-
-class CensorExample(StrictModel):
-    original: str = Field(min_length=1)
-    censored: str = Field(min_length=1)
+def check_every_category(mapping: Mapping[str, Any], sensitive: Iterable[str], key: str) -> None:
+    """`mapping` has exactly the sensitive categories as keys; ValueError naming the key."""
+    sensitive = list(sensitive)
+    for name in mapping:
+        if name not in sensitive:
+            raise ValueError(
+                f"{key}.{name}: not a sensitive category of categories.yaml; "
+                f"expected one of {', '.join(sensitive)}"
+            )
+    missing = [name for name in sensitive if name not in mapping]
+    if missing:
+        raise ValueError(f"{key}.{missing[0]}: required key is missing")
 
 
 class CategoryLabeling(StrictModel):
-    """What the labelers need to know about one sensitive category, in this language."""
-
     #: What the category covers, inserted into the prompts as {description}.
     description: str = Field(min_length=1)
-    #: The censor tag written inside brackets, e.g. HEALTH_DATA for [HEALTH_DATA].
-    tag: str = Field(min_length=1, pattern=r"^[^\[\]\n]+$")
-    sentence_examples: list[SentenceExample] = Field(min_length=1)
-    censor_example: CensorExample | None = None
 
 
 class LabelingSampling(StrictModel):
@@ -50,95 +54,56 @@ class LabelingSampling(StrictModel):
     repeat_penalty: float = Field(1.0, gt=0)
 
 
-class SentencesPrompts(StrictModel):
-    system: str = ""
-    #: Placeholders: {category} {description} {positive} {negative} {examples} {sentences}.
-    instruction: str
-    #: How the category's examples are shown: {sentences} (numbered) and {labels} (the answer).
-    example: str
-    response_prefix: str = ""
-    max_sentences_per_group: int = Field(24, ge=1, le=200)
-    #: Join neighbouring sensitive sentences into one span.
-    merge_adjacent: bool = False
-
-    @field_validator("system")
-    @classmethod
-    def _system(cls, value: str) -> str:
-        return check_placeholders(value, _CATEGORY_FIELDS | {"positive", "negative"})
-
-    @field_validator("instruction")
-    @classmethod
-    def _instruction(cls, value: str) -> str:
-        allowed = _CATEGORY_FIELDS | {"positive", "negative", "examples", "sentences"}
-        return check_placeholders(value, allowed, required="sentences")
-
-    @field_validator("example")
-    @classmethod
-    def _example(cls, value: str) -> str:
-        return check_placeholders(value, {"sentences", "labels"}, required="sentences")
-
-
-class CensorPrompts(StrictModel):
-    system: str = ""
-    #: Placeholders: {category} {description} {tag} {example} {document}.
-    instruction: str
-    #: How the category's example is shown: {original} and {censored}.
-    example: str = ""
-    response_prefix: str = ""
-    #: Answer budget as a multiple of the document's tokens (tags are shorter than passages).
-    max_tokens_ratio: float = Field(1.3, gt=0)
-    #: Alignments scoring below this are flagged (see `labeling.align.aligner`).
-    flag_threshold: float = Field(0.6, ge=0, le=1)
-
-    @field_validator("system")
-    @classmethod
-    def _system(cls, value: str) -> str:
-        return check_placeholders(value, _CATEGORY_FIELDS | {"tag"})
-
-    @field_validator("instruction")
-    @classmethod
-    def _instruction(cls, value: str) -> str:
-        return check_placeholders(
-            value, _CATEGORY_FIELDS | {"tag", "example", "document"}, required="document"
-        )
-
-    @field_validator("example")
-    @classmethod
-    def _example(cls, value: str) -> str:
-        return check_placeholders(value, {"original", "censored"})
-
-
 class LabelingPrompts(StrictModel):
+    """The common part; the strategies' blocks are added as optional fields on load."""
+
     #: `chat` (the model's own template) or a raw format from prompts/formats.yaml.
     format: str = CHAT_FORMAT
     sampling: LabelingSampling = LabelingSampling()
-    sentences: SentencesPrompts
-    censor: CensorPrompts
     #: One entry per sensitive category of categories.yaml.
     categories: dict[str, CategoryLabeling]
 
-    def tags(self) -> dict[str, str]:
-        """Tag text -> category, the form the aligner takes."""
-        return {info.tag: name for name, info in self.categories.items()}
+    def block(self, name: str, model: type[BlockT]) -> BlockT:
+        """The strategy block `name`; `load_labeling(..., needed=...)` made sure it is there."""
+        value = getattr(self, name, None)
+        if not isinstance(value, model):
+            raise ConfigError(f"{LABELING_FILE}: {name}: required key is missing")
+        return value
 
 
-def load_labeling(pack: LanguagePack) -> LabelingPrompts:
-    """The labeling prompts next to `pack`'s other files, checked against its categories."""
+def prompts_model() -> type[LabelingPrompts]:
+    """LabelingPrompts with one optional field per registered strategy that has a block."""
+    blocks: dict[str, Any] = {
+        s.name: (s.prompts | None, None) for s in strategies() if s.prompts is not None
+    }
+    return create_model("LabelingPrompts", __base__=LabelingPrompts, **blocks)
+
+
+def load_labeling(pack: LanguagePack, needed: Iterable[str] = ()) -> LabelingPrompts:
+    """The labeling prompts next to `pack`'s other files, checked against its categories;
+    the blocks of the `needed` strategies must be present."""
     path = pack.folder / LABELING_FILE
-    prompts = load_model(path, LabelingPrompts)
+    prompts = load_model(path, prompts_model())
     sensitive = pack.categories.sensitive
-    for name in prompts.categories:
-        if name not in sensitive:
-            raise ConfigError(
-                f"{path}: categories.{name}: not a sensitive category of categories.yaml; "
-                f"expected one of {', '.join(sensitive)}"
-            )
-    missing = [name for name in sensitive if name not in prompts.categories]
-    if missing:
-        raise ConfigError(f"{path}: categories.{missing[0]}: required key is missing")
-    tags = [info.tag for info in prompts.categories.values()]
-    if len(set(tags)) != len(tags):
-        raise ConfigError(f"{path}: categories: two categories share one tag; tags must differ")
+    try:
+        check_every_category(prompts.categories, sensitive, "categories")
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    for item in strategies():
+        block = getattr(prompts, item.name, None)
+        if block is None:
+            if item.name in needed and item.prompts is not None:
+                raise ConfigError(
+                    f"{path}: {item.name}: required key is missing (--strategy {item.name} "
+                    "needs its prompts)"
+                )
+            continue
+        check = getattr(block, "check", None)
+        try:
+            if check is not None:
+                check(pack, prompts)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: {item.name}.{exc}") from None
     if prompts.format != CHAT_FORMAT and prompts.format not in pack.formats.formats:
         raise ConfigError(
             f"{path}: format: unknown format {prompts.format!r}; expected {CHAT_FORMAT!r} or one "

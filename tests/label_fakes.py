@@ -7,13 +7,29 @@ labeled with the category, and the censor rewrite replaces such sentences by the
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
+from typing import Any
 
-from gen.backends.base import GenerationRequest
+from fakes import ScriptedBackend
+
+from gen.backends.base import Backend, GenerationRequest
+from gen.core.packs import load_language_pack
 from gen.core.records import Record
 from gen.text.sentences import split_sentences
+from labeling.config import load_labeling
+from labeling.options import LabelOptions
+from labeling.strategies import LabelerSetup, strategy
 
 SENSITIVE_WORDS = re.compile(r"\b(diabetes|insulin|asthma|convicted|theft)\b", re.IGNORECASE)
+KEYWORD_LABELS = {
+    "diabetes": "health",
+    "insulin": "health",
+    "asthma": "health",
+    "convicted": "judicial",
+    "theft": "judicial",
+}
 TAGS = {"health": "HEALTH_DATA", "judicial": "JUDICIAL_DATA"}
 
 HEALTH_TEXT = (
@@ -89,7 +105,46 @@ def censor_answer(prompt: str) -> str:
     return "Here is the document:\n" + "".join(pieces) + text[cursor:]
 
 
+def unit_of(prompt: str) -> str:
+    """The passage of a scored-answers prompt (the last `Passage:` line)."""
+    return user_text(prompt).rsplit("Passage: ", 1)[1].strip()
+
+
+class ScoringBackend(ScriptedBackend):
+    """Scores labels as the keyword model would answer: a unit with a SENSITIVE_WORDS word
+    gets `confidence` on the first (sensitive) label, the rest spread over the others."""
+
+    scores_labels = True
+
+    def __init__(self, confidence: float = 0.8, **kwargs: Any) -> None:
+        super().__init__(keyword_reply, **kwargs)
+        self.confidence = confidence
+        self.scored: list[tuple[str, list[str]]] = []
+
+    def label_logprobs(self, prompt: str, labels: Sequence[str]) -> list[float]:
+        self.scored.append((prompt, list(labels)))
+        unit = unit_of(prompt)
+        match = SENSITIVE_WORDS.search(unit)
+        wanted = 0 if match else len(labels) - 1
+        if match and len(labels) > 2:  # all categories: the keyword's own category
+            wanted = next(
+                i
+                for i, label in enumerate(labels)
+                if label.strip() == KEYWORD_LABELS[match.group(1).lower()]
+            )
+        rest = (1 - self.confidence) / (len(labels) - 1)
+        return [math.log(self.confidence if i == wanted else rest) for i in range(len(labels))]
+
+
 def keyword_reply(request: GenerationRequest) -> str:
     if request.grammar:
         return sentence_answer(request.prompt)
     return censor_answer(request.prompt)
+
+
+def labeler(name: str, backend: Backend | None, language: str = "en", **options: Any) -> Any:
+    """The labeler of strategy `name` for one language pack, as `gen label` builds it."""
+    pack = load_language_pack(language)
+    settings = LabelOptions(strategy=name, backend=backend, **options)
+    setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), settings, backend)
+    return strategy(name).build(setup)

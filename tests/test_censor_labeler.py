@@ -2,18 +2,16 @@ from __future__ import annotations
 
 from fakes import ScriptedBackend
 from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, censor_answer, document, keyword_reply
+from label_fakes import labeler as make_labeler
 
 from gen.backends.base import GenerationRequest
 from gen.core.errors import ModelError
-from gen.core.packs import load_language_pack
-from labeling.config import load_labeling
 from labeling.strategies.attempts import FAILED, OK
 from labeling.strategies.censor import CensorLabeler
 
 
 def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> CensorLabeler:
-    pack = load_language_pack("en")
-    return CensorLabeler(backend, pack, load_labeling(pack), context_tokens=context_tokens, seed=3)
+    return make_labeler("censor", backend, context_tokens=context_tokens, seed=3)
 
 
 def test_tags_in_the_rewrite_become_spans_one_per_tag() -> None:

@@ -18,13 +18,16 @@ Edit = Callable[[dict[str, Any]], None]
 @pytest.mark.parametrize("language", ["en", "it"])
 def test_shipped_labeling_prompts_cover_every_sensitive_category(language: str) -> None:
     pack = load_language_pack(language)
-    prompts = load_labeling(pack)
-    assert set(prompts.categories) == set(pack.categories.sensitive)
-    for info in prompts.categories.values():
-        flags = {example.sensitive for example in info.sentence_examples}
+    prompts = load_labeling(pack, needed=("sentences", "censor", "inline"))
+    sensitive = set(pack.categories.sensitive)
+    assert set(prompts.categories) == sensitive
+    sentences, censor, inline = prompts.sentences, prompts.censor, prompts.inline
+    assert set(sentences.examples) == set(censor.tags) == set(inline.tags) == sensitive
+    for name in sensitive:
+        flags = {example.sensitive for example in sentences.examples[name]}
         assert flags == {True, False}, "each category needs positive and negative examples"
-        assert info.censor_example and f"[{info.tag}]" in info.censor_example.censored
-    assert len(set(prompts.tags())) == len(prompts.categories)
+        assert f"[{censor.tags[name]}]" in censor.examples[name].censored
+    assert len(set(censor.tags.values())) == len(sensitive)
 
 
 def edited_prompts(tmp_path: Path, edit: Edit) -> Path:
@@ -41,6 +44,18 @@ def _drop_sentences_placeholder(data: dict[str, Any]) -> None:
     data["sentences"]["instruction"] = "Label them: {examples}"
 
 
+def _missing_tag(data: dict[str, Any]) -> None:
+    del data["censor"]["tags"]["ethnic"]
+
+
+def _inline_tags_clash(data: dict[str, Any]) -> None:
+    data["inline"]["tags"]["politic"] = "Health"
+
+
+def _unknown_block(data: dict[str, Any]) -> None:
+    data["toy"] = {"anything": 1}
+
+
 def _unknown_placeholder(data: dict[str, Any]) -> None:
     data["censor"]["instruction"] += " {persona}"
 
@@ -54,11 +69,11 @@ def _unknown_category(data: dict[str, Any]) -> None:
 
 
 def _shared_tag(data: dict[str, Any]) -> None:
-    data["categories"]["politic"]["tag"] = "HEALTH_DATA"
+    data["censor"]["tags"]["politic"] = "HEALTH_DATA"
 
 
 def _no_examples(data: dict[str, Any]) -> None:
-    data["categories"]["health"]["sentence_examples"] = []
+    data["sentences"]["examples"]["health"] = []
 
 
 def _unknown_key(data: dict[str, Any]) -> None:
@@ -76,7 +91,10 @@ def _unknown_key(data: dict[str, Any]) -> None:
         (_missing_category, "categories.ethnic: required key is missing"),
         (_unknown_category, "categories.other: not a sensitive category"),
         (_shared_tag, "share one tag"),
-        (_no_examples, "categories.health.sentence_examples"),
+        (_no_examples, "sentences.examples.health: give at least one example"),
+        (_missing_tag, "censor.tags.ethnic: required key is missing"),
+        (_inline_tags_clash, "inline.tags.politic: <Health> is the same tag as <health>"),
+        (_unknown_block, "toy: unknown key"),
         (_unknown_key, "sentences.max_sentences: unknown key"),
     ],
 )
@@ -86,3 +104,14 @@ def test_broken_labeling_yaml_names_file_and_key(tmp_path: Path, edit: Edit, mes
         load_labeling(load_language_pack("en", root))
     assert str(root / "en" / "labeling.yaml") in str(caught.value)
     assert message in str(caught.value)
+
+
+def test_a_strategy_block_is_optional_until_the_strategy_runs(tmp_path: Path) -> None:
+    def drop_censor(data: dict[str, Any]) -> None:
+        del data["censor"]
+
+    root = edited_prompts(tmp_path, drop_censor)
+    pack = load_language_pack("en", root)
+    assert load_labeling(pack, needed=("sentences",)).sentences is not None
+    with pytest.raises(ConfigError, match=r"labeling.yaml: censor: required key is missing"):
+        load_labeling(pack, needed=("sentences", "censor"))

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,13 @@ from gen.core.errors import GenError, ModelError, UsageError
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from labeling.pipeline import LabelOptions, batches, label_documents
+from labeling.labeled import batches
+from labeling.options import LabelOptions
+from labeling.run import run as label_run
+
+
+def label_documents(run: RunPaths, backend: object, options: LabelOptions):  # type: ignore[no-untyped-def]
+    return label_run(run, replace(options, backend=backend))
 
 
 def fake_backend(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,17 +93,16 @@ def test_both_strategies_label_every_document(tmp_path: Path) -> None:
 
     data = manifest(run)
     assert data["labeled"] == 3 and data["rejects"] == 0
-    assert data["strategies"]["sentences"] == {"ok": 2, "skipped": 1, "reasons": {}}
-    # The strategies agree on every word but the final period of each passage, which the
-    # censor aligner leaves out: two tokens of 39 in the health document (two passages),
-    # one of 23 in the judicial one.
-    health = data["agreement"]["health"]
-    assert (health["tokens"], health["first_positive"], health["second_positive"]) == (39, 16, 14)
-    observed, p_first, p_second = 37 / 39, 16 / 39, 14 / 39
-    chance = p_first * p_second + (1 - p_first) * (1 - p_second)
-    assert health["kappa"] == round((observed - chance) / (1 - chance), 4)
-    assert data["agreement"]["judicial"]["f1"] == round(2 * 8 / (9 + 8), 4)
-    assert data["agreement"]["health"]["documents"] == 1
+    assert data["strategy"] == "sentences,censor"
+    assert data["strategies"]["sentences"] == {
+        "ok": 2,
+        "skipped": 1,
+        "reasons": {"not_sensitive": 1},
+    }
+    pair = data["agreement"]["sentences vs censor"]
+    assert pair["health"]["kappa"] == 1.0
+    assert pair["judicial"]["f1"] == 1.0
+    assert pair["health"]["documents"] == 1
 
 
 def test_a_second_run_resumes_and_asks_nothing(tmp_path: Path) -> None:
@@ -113,6 +119,8 @@ def test_another_strategy_on_a_labeled_run_needs_overwrite(tmp_path: Path) -> No
     label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="sentences"))
     with pytest.raises(UsageError, match="--strategy sentences"):
         label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="both"))
+    # the same set of strategies, however written, resumes
+    label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy=" sentences,"))
     summary = label_documents(
         run, ScriptedBackend(keyword_reply), LabelOptions(strategy="both", overwrite=True)
     )
@@ -143,7 +151,7 @@ def test_unusable_answers_are_flagged_kept_with_reason_and_counted(tmp_path: Pat
 
     data = manifest(run)
     assert data["strategies"]["censor"]["failed"] == 2
-    assert data["strategies"]["censor"]["reasons"] == {"alignment_failed": 2}
+    assert data["strategies"]["censor"]["reasons"] == {"alignment_failed": 2, "not_sensitive": 1}
     assert data["flags"] == {"censor_failed": 2}
     assert data["agreement"] == {}  # no document where both strategies answered
 
@@ -175,9 +183,9 @@ def test_cli_labels_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     make_run(tmp_path)
     result = CliRunner().invoke(main, ["label", "--run", str(tmp_path), "--strategy", "both"])
     assert result.exit_code == 0, result.output
-    assert "3/3 documents labeled with strategy both (3 new)" in result.output
+    assert "3/3 documents labeled with strategy sentences,censor (3 new)" in result.output
     assert "sentences: ok 2, skipped 1" in result.output
-    assert "agreement of the two strategies" in result.output
+    assert "agreement of sentences vs censor" in result.output
     assert "health" in result.output.split("agreement", 1)[1]
 
 

@@ -2,30 +2,29 @@ from __future__ import annotations
 
 import pytest
 from fakes import ScriptedBackend
-from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, document, keyword_reply, sentence_answer
+from label_fakes import (
+    HEALTH_TEXT,
+    JUDICIAL_TEXT,
+    document,
+    keyword_reply,
+    sentence_answer,
+)
+from label_fakes import labeler as make_labeler
 
 from gen.backends.base import GenerationRequest
 from gen.core.errors import UsageError
-from gen.core.packs import load_language_pack
 from gen.core.records import check_spans
 from gen.text.sentences import split_sentences
-from labeling.config import load_labeling
 from labeling.strategies.attempts import FAILED, OK, AnswerError
-from labeling.strategies.sentences import (
-    SentenceLabeler,
-    answer_words,
-    group_sentences,
-    labels_grammar,
-    parse_labels,
-    sentence_spans,
-)
+from labeling.strategies.numbered import group_units, labels_grammar, parse_labels
+from labeling.strategies.sentences import SentenceLabeler, unit_spans
+from labeling.strategies.unit_prompts import answer_words
+
+WORDS = ("HEALTH", "NON_HEALTH")
 
 
-def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> SentenceLabeler:
-    pack = load_language_pack("en")
-    return SentenceLabeler(
-        backend, pack, load_labeling(pack), context_tokens=context_tokens, seed=3
-    )
+def labeler(backend: ScriptedBackend, context_tokens: int = 4096, **options) -> SentenceLabeler:
+    return make_labeler("sentences", backend, context_tokens=context_tokens, seed=3, **options)
 
 
 # -- the answer format ------------------------------------------------------------------
@@ -45,7 +44,7 @@ def test_answer_words_come_from_the_category_label() -> None:
     ],
 )
 def test_parse_accepts_numbered_labels_in_loose_spelling(answer: str) -> None:
-    assert parse_labels(answer, 3, "HEALTH", "NON_HEALTH") == [True, False, True]
+    assert parse_labels(answer, 3, WORDS) == ["HEALTH", "NON_HEALTH", "HEALTH"]
 
 
 @pytest.mark.parametrize(
@@ -64,12 +63,12 @@ def test_parse_accepts_numbered_labels_in_loose_spelling(answer: str) -> None:
 )
 def test_parse_rejects_answers_of_the_wrong_shape(answer: str, reason: str) -> None:
     with pytest.raises(AnswerError) as caught:
-        parse_labels(answer, 3, "HEALTH", "NON_HEALTH")
+        parse_labels(answer, 3, WORDS)
     assert caught.value.reason == reason
 
 
 def test_grammar_has_exactly_k_numbered_lines_and_llama_cpp_accepts_it() -> None:
-    grammar = labels_grammar(3, "HEALTH", "NON_HEALTH")
+    grammar = labels_grammar(3, WORDS)
     assert grammar.splitlines()[0] == (
         'root ::= "1: " label "\\n" "2: " label "\\n" "3: " label "\\n"'
     )
@@ -83,27 +82,45 @@ def test_grammar_has_exactly_k_numbered_lines_and_llama_cpp_accepts_it() -> None
 
 
 def test_groups_fill_the_budget_and_never_split_a_sentence() -> None:
-    assert group_sentences([4, 4, 4, 4, 4], budget=10, max_per_group=10) == [
+    assert group_units([4, 4, 4, 4, 4], budget=10, max_per_group=10) == [
         range(0, 2),
         range(2, 4),
         range(4, 5),
     ]
-    assert group_sentences([4, 4, 4], budget=100, max_per_group=2) == [range(0, 2), range(2, 3)]
-    assert group_sentences([50, 1], budget=10, max_per_group=5) == [range(0, 1), range(1, 2)]
-    assert group_sentences([], budget=10, max_per_group=5) == []
+    assert group_units([4, 4, 4], budget=100, max_per_group=2) == [range(0, 2), range(2, 3)]
+    assert group_units([50, 1], budget=10, max_per_group=5) == [range(0, 1), range(1, 2)]
+    assert group_units([], budget=10, max_per_group=5) == []
 
 
-def test_sensitive_sentences_become_spans_and_neighbours_may_merge() -> None:
-    text = "A is ill.  B is ill.\nC is fine. D is ill."
+def test_sensitive_units_become_spans_and_neighbours_may_merge() -> None:
+    text = "A is ill.  B is ill.\nC is fine. D is ill. E was jailed."
     ranges = split_sentences(text)
-    flags = [True, True, False, True]
-    separate = sentence_spans(text, ranges, flags, "health")
-    assert [text[s.start : s.end] for s in separate] == ["A is ill.", "B is ill.", "D is ill."]
-    merged = sentence_spans(text, ranges, flags, "health", merge_adjacent=True)
-    assert [text[s.start : s.end] for s in merged] == ["A is ill.  B is ill.", "D is ill."]
+    verdicts = [("health", None), ("health", None), (None, None), ("health", None)]
+    verdicts.append(("judicial", None))
+    separate = unit_spans(text, ranges, verdicts)
+    assert [text[s.start : s.end] for s in separate] == [
+        "A is ill.",
+        "B is ill.",
+        "D is ill.",
+        "E was jailed.",
+    ]
+    merged = unit_spans(text, ranges, verdicts, merge_adjacent=True)
+    assert [(text[s.start : s.end], s.label) for s in merged] == [
+        ("A is ill.  B is ill.", "health"),
+        ("D is ill.", "health"),
+        ("E was jailed.", "judicial"),
+    ]
     for spans in (separate, merged):
         check_spans(text, spans)
-        assert {(s.label, s.source) for s in spans} == {("health", "llm_sentences")}
+        assert {s.source for s in spans} == {"llm_sentences"}
+
+
+def test_weak_scored_units_are_dropped_and_merged_spans_keep_the_lowest_score() -> None:
+    text = "A is ill. B is ill. C is ill."
+    ranges = split_sentences(text)
+    verdicts = [("health", 0.9), ("health", 0.6), ("health", 0.4)]
+    kept = unit_spans(text, ranges, verdicts, merge_adjacent=True, min_score=0.5)
+    assert [(text[s.start : s.end], s.score) for s in kept] == [("A is ill. B is ill.", 0.6)]
 
 
 # -- the labeler --------------------------------------------------------------------------
@@ -117,10 +134,17 @@ def test_labels_sentences_through_the_backend() -> None:
         "Mario Rossi has had type 2 diabetes since 2015.",
         "He takes insulin every morning.",
     ]
+    assert all(span.score is None for span in outcome.spans)
     request = backend.requests[0]
-    assert request.grammar == labels_grammar(5, "HEALTH", "NON_HEALTH")
+    assert request.grammar == labels_grammar(5, WORDS)
     assert request.sampling.temperature == 0.0
-    assert outcome.details == {"sentences": 5, "groups": 1, "sensitive_sentences": 2}
+    assert outcome.details == {
+        "units": 5,
+        "answers": "generated",
+        "groups": 1,
+        "sensitive_units": 2,
+        "weak_units_dropped": 0,
+    }
 
 
 def test_few_shot_prefix_is_identical_for_every_document_of_a_category() -> None:
@@ -140,9 +164,8 @@ def test_few_shot_prefix_is_identical_for_every_document_of_a_category() -> None
 
 def test_a_small_context_splits_the_document_into_numbered_groups() -> None:
     backend = ScriptedBackend(keyword_reply)
-    sentences = labeler(backend, context_tokens=4096)
-    left, _ = sentences.budget("health")
-    small = labeler(backend, context_tokens=4096 - left + 40)
+    fixed = labeler(backend).fixed_tokens("health", scored=False)
+    small = labeler(backend, context_tokens=fixed + 90)
     backend.requests.clear()
     outcome = small.label(document("d1", HEALTH_TEXT, "health"))
     assert outcome.status == OK and outcome.details["groups"] > 1
@@ -181,4 +204,4 @@ def test_two_bad_answers_fail_with_reason_and_raw_answers() -> None:
     assert outcome.spans == []
     assert outcome.answers == ["1: HEALTH\n", "1: HEALTH\n"]
     assert outcome.flag == "sentences_failed"
-    assert "1 labels for 5 sentences" in outcome.detail
+    assert "1 labels for 5 units" in outcome.detail

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from fakes import ScriptedBackend, unique_reply
 from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, OTHER_TEXT, document, keyword_reply
+from labeling.pipeline import LabelOptions, label_documents
 
 from gen.cli import main
 from gen.core.errors import UsageError
@@ -28,7 +29,6 @@ from gen.core.store import RecordTable
 from gen.generate import run as documents_stage
 from gen.generate.plan import PlanSpec
 from gen.generate.run import DocumentsOptions
-from labeling.pipeline import LabelOptions, label_documents
 from scraping.queries.generate import generate_queries
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from gen.backends.base import Backend, GenerationRequest
 from gen.bench.report import Throughput, ratio
@@ -16,7 +15,8 @@ from gen.generate import run as documents_stage
 from gen.generate.summary import DocumentsSummary
 from gen.text.sentences import split_sentences
 from labeling.align.aligner import align_document
-from labeling.pipeline import LabelOptions, label_documents
+from labeling.options import LabelOptions
+from labeling.run import run as label_run
 from labeling.strategies.attempts import FAILED, SKIPPED
 
 #: Tag the simulated censored answers use for the aligner measurement.
@@ -43,11 +43,9 @@ def measure_pipeline(
     return throughput, summary
 
 
-def measure_labeling(
-    run: RunPaths, backend: Backend, options: LabelOptions, prompts_dir: Path | None
-) -> tuple[Throughput, float | None]:
+def measure_labeling(run: RunPaths, options: LabelOptions) -> tuple[Throughput, float | None]:
     """`gen label --strategy S --overwrite` on the run's documents: throughput, failure rate."""
-    summary = label_documents(run, backend, options, prompts_dir)
+    summary = label_run(run, options)
     statuses = summary.statuses.get(options.strategy, Counter())
     asked = sum(statuses.values()) - statuses[SKIPPED]
     throughput = Throughput(

@@ -36,7 +36,8 @@ from gen.generate.plan import ALL, PlanSpec, plan_item
 from gen.generate.preflight import token_limit
 from gen.generate.requests import Prompter
 from gen.generate.run import DocumentsOptions
-from labeling.pipeline import STRATEGIES, LabelOptions
+from labeling.options import LabelOptions
+from labeling.strategies import strategies as label_strategies
 
 
 @dataclass(frozen=True)
@@ -162,17 +163,17 @@ class Bench:
         if not documents:
             self.report.notes.append("no document passed the checks: labeling was not measured")
             return
-        for strategy in STRATEGIES:
+        for strategy in (s.name for s in label_strategies() if s.needs_model):
             label_options = LabelOptions(
                 strategy=strategy,
                 seed=self.options.seed,
                 context_tokens=self.options.backend.n_ctx,
                 prompt_format=self.options.prompt_format,
                 overwrite=True,
+                prompts_dir=self.options.prompts_dir,
+                backend=self.backend,
             )
-            throughput, failure_rate = measure_labeling(
-                run, self.backend, label_options, self.options.prompts_dir
-            )
+            throughput, failure_rate = measure_labeling(run, label_options)
             self.report.rows.append(throughput)
             self.report.figures[f"{strategy}_failure_rate"] = failure_rate
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+import labeling.strategies as registry
 from gen.backends import make_backend
 from gen.cli.options import (
     backend_options,
@@ -17,17 +18,11 @@ from gen.cli.options import (
     seed_option,
     shard_option,
 )
+from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
-from labeling.pipeline import (
-    BOTH,
-    STAGE,
-    STRATEGY_CHOICES,
-    LabelOptions,
-    LabelSummary,
-    label_documents,
-    require_documents,
-)
+from labeling.options import ANSWER_MODES, CATEGORY_MODES, DEFAULT_UNIT, UNITS, LabelOptions
+from labeling.run import STAGE, LabelSummary, require_documents, run
 
 
 def _counts(counter: Counter[str]) -> str:
@@ -38,43 +33,86 @@ def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def report(summary: LabelSummary, run: RunPaths) -> None:
+def report(summary: LabelSummary, paths: RunPaths) -> None:
     """What was labeled, what failed and why, and how much the strategies agree."""
     click.echo(
         f"{summary.labeled}/{summary.documents} documents labeled with strategy {summary.strategy} "
-        f"({summary.new_labeled} new) in {run.labeled}"
+        f"({summary.new_labeled} new) in {paths.labeled}"
     )
-    for strategy, statuses in summary.statuses.items():
-        line = f"  {strategy}: {_counts(statuses)}"
-        reasons = summary.reasons.get(strategy)
+    for name, statuses in summary.statuses.items():
+        line = f"  {name}: {_counts(statuses)}"
+        reasons = summary.reasons.get(name)
         if reasons:
             line += f" (reasons: {_counts(reasons)})"
         click.echo(line)
     if summary.spans:
         click.echo(f"  spans: {_counts(summary.spans)}")
     if summary.rejects:
-        click.echo(f"failed or flagged answers, with reason and raw output: {run.rejects(STAGE)}")
-    if summary.strategy == BOTH and not summary.agreement:
-        click.echo("agreement: no document where both strategies gave a usable answer")
-    if summary.agreement:
-        click.echo("agreement of the two strategies per category (token level):")
+        click.echo(f"failed or flagged answers, with reason and raw output: {paths.rejects(STAGE)}")
+    if len(summary.strategies) > 1 and not summary.agreement:
+        click.echo("agreement: no document where two strategies gave a usable answer")
+    for pair, rows in summary.agreement.items():
+        click.echo(f"agreement of {pair} per category (token level):")
         click.echo(f"  {'category':<12} {'docs':>5} {'tokens':>7} {'kappa':>6} {'F1':>6}")
-        for category, row in summary.agreement.items():
+        for category, row in rows.items():
             click.echo(
                 f"  {category:<12} {row['documents']:>5} {row['tokens']:>7} "
                 f"{_number(row['kappa']):>6} {_number(row['f1']):>6}"
             )
 
 
+def _strategy_list(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        registry.parse_strategies(value)
+    except UsageError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
+
+
+def _strategy_help() -> str:
+    lines = "; ".join(f"{s.name}: {s.summary}" for s in registry.strategies())
+    return f"{lines}. Several: a comma-separated list, all, or both (sentences,censor)."
+
+
 @click.command()
 @run_option
 @click.option(
     "--strategy",
-    type=click.Choice(STRATEGY_CHOICES),
-    default=BOTH,
+    default="both",
     show_default=True,
-    help="sentences: one label per sentence; censor: tags in a rewrite, aligned back; "
-    "both: the two, with their agreement.",
+    callback=_strategy_list,
+    metavar="NAMES",
+    help=_strategy_help(),
+)
+@click.option(
+    "--unit",
+    type=click.Choice(UNITS),
+    default=DEFAULT_UNIT,
+    show_default=True,
+    help="What one label of the sentences strategy covers.",
+)
+@click.option(
+    "--categories",
+    type=click.Choice(CATEGORY_MODES),
+    default="own",
+    show_default=True,
+    help="own: ask a document about its own category (the thesis's prompt); all: a unit "
+    "may be any sensitive category of the language pack, or none.",
+)
+@click.option(
+    "--answers",
+    type=click.Choice(ANSWER_MODES),
+    default="auto",
+    show_default=True,
+    help="scored: compare the labels' probabilities, one forward pass per unit; generated: "
+    "the model writes the labels; auto: scored where the backend can.",
+)
+@click.option(
+    "--min-score",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.0,
+    show_default=True,
+    help="Drop scored spans whose label probability is below this.",
 )
 @backend_options
 @seed_option
@@ -94,6 +132,10 @@ def report(summary: LabelSummary, run: RunPaths) -> None:
 def label(
     run_dir: Path,
     strategy: str,
+    unit: str,
+    categories: str,
+    answers: str,
+    min_score: float,
     seed: int,
     prompts_dir: Path | None,
     prompt_format: str | None,
@@ -103,15 +145,22 @@ def label(
 ) -> None:
     """Label RUN/documents with character spans into RUN/labeled (resumable)."""
     backend_opts = backend_options_from(kwargs)
+    paths = RunPaths(run_dir)
+    require_documents(paths)
+    chosen = [registry.strategy(name) for name in registry.parse_strategies(strategy)]
+    needs_model = any(item.needs_model for item in chosen)
     options = LabelOptions(
         strategy=strategy,
         seed=seed,
         context_tokens=backend_opts.n_ctx,
         prompt_format=prompt_format,
         overwrite=overwrite,
+        unit=unit,
+        categories=categories,
+        answers=answers,
+        min_score=min_score,
+        prompts_dir=prompts_dir,
         shard=shard,
+        backend=make_backend(backend_opts) if needs_model else None,
     )
-    run = RunPaths(run_dir)
-    require_documents(run)
-    summary = label_documents(run, make_backend(backend_opts), options, prompts_dir)
-    report(summary, run)
+    report(run(paths, options), paths)

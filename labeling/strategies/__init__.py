@@ -1,0 +1,141 @@
+"""Labeling strategies as plug-ins: one module in this folder per strategy.
+
+A strategy module defines `STRATEGY = Strategy(...)`: its name (`gen label --strategy NAME`),
+the span source it writes, a one-line summary for `--help`, the pydantic model of its block
+in `prompts/<lang>/labeling.yaml` (optional in a pack that does not use the strategy), and a
+function that builds its labeler for one language pack. The registry finds the modules of
+this package on first use; `register` adds one from anywhere else (a test, a user package).
+Nothing else in the code names a strategy: the CLI choices, the labeling stage, its tally,
+agreement and manifest all come from here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from gen.core.errors import UsageError
+from gen.core.yamlio import StrictModel
+
+if TYPE_CHECKING:
+    from gen.backends.base import Backend
+    from gen.core.packs import LanguagePack
+    from gen.core.records import Record
+    from labeling.config import LabelingPrompts
+    from labeling.options import LabelOptions
+    from labeling.strategies.attempts import StrategyOutcome
+
+#: `--strategy all`: every registered strategy.
+ALL = "all"
+#: Names that stand for several strategies (kept for the commands users already have).
+ALIASES = {"both": ("sentences", "censor")}
+
+
+class Labeler(Protocol):
+    """Labels the documents of one language pack with one strategy."""
+
+    def label(self, document: Record) -> StrategyOutcome: ...
+
+
+@dataclass(frozen=True)
+class LabelerSetup:
+    """What a strategy gets to build its labeler for one language pack."""
+
+    pack: LanguagePack
+    prompts: LabelingPrompts
+    options: LabelOptions
+    #: None only for strategies that declare `needs_model=False`.
+    backend: Backend | None
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    #: The `source` of the spans it writes (`gen build --sources` selects on it).
+    source: str
+    #: One line for `gen label --help`.
+    summary: str
+    build: Callable[[LabelerSetup], Labeler]
+    #: Its block in labeling.yaml, under the key `name`; None when it needs none.
+    prompts: type[StrictModel] | None = None
+    #: False when it asks no model (a model is then not even loaded for it).
+    needs_model: bool = True
+    #: Position in listings and in the order strategies run over a batch.
+    order: int = 100
+
+
+_registered: dict[str, Strategy] = {}
+_discovered = False
+
+
+def _discover() -> None:
+    """Import every module of this package once; each may define `STRATEGY`."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for module in pkgutil.iter_modules(__path__):
+        loaded = importlib.import_module(f"{__name__}.{module.name}")
+        strategy = getattr(loaded, "STRATEGY", None)
+        if isinstance(strategy, Strategy):
+            register(strategy)
+
+
+def register(strategy: Strategy) -> Strategy:
+    if strategy.name in (ALL, *ALIASES) or "," in strategy.name:
+        raise ValueError(f"{strategy.name!r} cannot name a strategy")
+    _registered[strategy.name] = strategy
+    return strategy
+
+
+@contextmanager
+def registered(strategy: Strategy) -> Iterator[Strategy]:
+    """`strategy` is registered inside the block only (tests, experiments)."""
+    register(strategy)
+    try:
+        yield strategy
+    finally:
+        _registered.pop(strategy.name, None)
+
+
+def strategies() -> list[Strategy]:
+    """Every registered strategy, in run order."""
+    _discover()
+    return sorted(_registered.values(), key=lambda s: (s.order, s.name))
+
+
+def strategy(name: str) -> Strategy:
+    _discover()
+    try:
+        return _registered[name]
+    except KeyError:
+        raise UsageError(f"unknown strategy {name!r}; expected {choices_text()}") from None
+
+
+def choices_text() -> str:
+    names = [s.name for s in strategies()]
+    return ", ".join([*names, ALL, *ALIASES]) + " (or a comma-separated list)"
+
+
+def parse_strategies(value: str) -> tuple[str, ...]:
+    """`sentences,censor`, `all` or an alias -> strategy names in run order, each once."""
+    wanted: set[str] = set()
+    for part in (piece.strip() for piece in value.split(",")):
+        if part == ALL:
+            wanted.update(s.name for s in strategies())
+        elif part in ALIASES:
+            wanted.update(ALIASES[part])
+        elif part:
+            wanted.add(strategy(part).name)
+    if not wanted:
+        raise UsageError(f"--strategy is empty; expected {choices_text()}")
+    return tuple(s.name for s in strategies() if s.name in wanted)
+
+
+def sources() -> tuple[str, ...]:
+    """The span sources every registered strategy writes."""
+    return tuple(s.source for s in strategies())

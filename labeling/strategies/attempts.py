@@ -1,5 +1,5 @@
-"""What both labeling strategies share: prompts with a constant per-category prefix,
-asking the model with one retry, and the outcome of a strategy on one document.
+"""What the labeling strategies share: the outcome of a strategy on one document, and for
+those that ask a model, prompts with a constant per-category prefix and one retry.
 
 A model answer is usable or not; an unusable one (backend error, answer in the
 wrong shape, alignment failed) is retried once with another seed and a warmer
@@ -16,11 +16,12 @@ from typing import Any, TypeVar
 
 from gen.backends.base import Backend, Completion, GenerationRequest, SamplingParams
 from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
-from gen.core.errors import GenError
-from gen.core.packs import Formats, LanguagePack
+from gen.core.errors import GenError, UsageError
+from gen.core.packs import Formats
 from gen.core.records import Span
 from gen.generate.plan import derive_seed
 from labeling.config import LabelingPrompts
+from labeling.strategies import LabelerSetup
 
 #: Prompt sizes are estimated at this many characters per token when the backend
 #: cannot count tokens (OpenAI-compatible servers).
@@ -35,8 +36,10 @@ OK = "ok"
 #: Usable spans, but the labeler distrusts them (a low alignment score).
 FLAGGED = "flagged"
 FAILED = "failed"
-#: Not asked: the category is not sensitive.
+#: Not asked: nothing for this strategy to do (e.g. the category is not sensitive).
 SKIPPED = "skipped"
+#: Reason of an outcome whose backend call failed (the stage stops when it repeats).
+MODEL_ERROR = "model_error"
 
 
 class AnswerError(Exception):
@@ -127,23 +130,29 @@ class PromptRenderer:
 class LlmLabeler:
     """What a labeler built on one model and one language pack holds."""
 
-    def __init__(
-        self,
-        backend: Backend,
-        pack: LanguagePack,
-        prompts: LabelingPrompts,
-        *,
-        context_tokens: int,
-        format_name: str | None = None,
-        seed: int = 0,
-    ) -> None:
-        self.backend = backend
-        self.pack = pack
-        self.prompts = prompts
-        self.context_tokens = context_tokens
-        self.seed = seed
-        self.renderer = PromptRenderer(backend, prompts, pack.formats, format_name)
-        self.count_tokens = TokenCounter(backend)
+    #: The strategy's name, set by each subclass.
+    strategy: str
+
+    def __init__(self, setup: LabelerSetup) -> None:
+        if setup.backend is None:
+            raise UsageError(f"strategy {self.strategy} needs a model backend")
+        self.backend: Backend = setup.backend
+        self.pack = setup.pack
+        self.prompts = setup.prompts
+        self.options = setup.options
+        self.context_tokens = setup.options.context_tokens
+        self.seed = setup.options.seed
+        self.renderer = PromptRenderer(
+            self.backend, self.prompts, self.pack.formats, setup.options.prompt_format
+        )
+        self.count_tokens = TokenCounter(self.backend)
+
+    def is_sensitive(self, category: str) -> bool:
+        return self.pack.categories.categories[category].sensitive
+
+    def label_of(self, category: str) -> str:
+        """The span label of `category` (categories.yaml)."""
+        return self.pack.categories.categories[category].label
 
 
 def sampling(
@@ -186,7 +195,7 @@ def ask(
             completion = backend.generate(request)
         except GenError as exc:
             outcome.answers.append("")
-            error = AnswerError("model_error", str(exc))
+            error = AnswerError(MODEL_ERROR, str(exc))
             continue
         outcome.add(completion)
         outcome.answers.append(completion.text)

@@ -11,23 +11,31 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
+from typing import Annotated
+
+from pydantic import Field, field_validator
 
 from gen.backends.prompting import PromptParts
 from gen.core.errors import InvalidSpanError
+from gen.core.packs import LanguagePack
 from gen.core.records import Record, check_spans
+from gen.core.yamlio import StrictModel
+from gen.text.placeholders import check_placeholders
 from labeling.align.aligner import Alignment, align_document
-from labeling.config import CensorPrompts
+from labeling.config import LabelingPrompts, check_every_category
+from labeling.strategies import Strategy
 from labeling.strategies.attempts import (
     FAILED,
     FLAGGED,
     OK,
+    SKIPPED,
     AnswerError,
     LlmLabeler,
     StrategyOutcome,
     ask,
 )
 
-STRATEGY = "censor"
+NAME = "censor"
 SOURCE = "llm_censor"
 #: Reason and flag suffix of a kept answer whose alignment scored below the threshold.
 ALIGNMENT_LOW = "alignment_low"
@@ -36,32 +44,89 @@ _ANSWER_MARGIN = 16
 _CONTEXT_MARGIN = 16
 
 
+_CATEGORY_FIELDS = {"category", "description", "tag"}
+
+#: The text written inside brackets, e.g. HEALTH_DATA for [HEALTH_DATA].
+Tag = Annotated[str, Field(min_length=1, pattern=r"^[^\[\]\n]+$")]
+
+
+class CensorExample(StrictModel):
+    original: str = Field(min_length=1)
+    censored: str = Field(min_length=1)
+
+
+class CensorPrompts(StrictModel):
+    """The `censor:` block of labeling.yaml."""
+
+    system: str = ""
+    #: Placeholders: {category} {description} {tag} {example} {document}.
+    instruction: str
+    #: How the category's example is shown: {original} and {censored}.
+    example: str = ""
+    response_prefix: str = ""
+    #: Answer budget as a multiple of the document's tokens (tags are shorter than passages).
+    max_tokens_ratio: float = Field(1.3, gt=0)
+    #: Alignments scoring below this are flagged (see `labeling.align.aligner`).
+    flag_threshold: float = Field(0.6, ge=0, le=1)
+    #: Per sensitive category: its tag. Tags must differ.
+    tags: dict[str, Tag]
+    #: Per sensitive category (optional): a document and its censored copy.
+    examples: dict[str, CensorExample] = Field(default_factory=dict)
+
+    @field_validator("system")
+    @classmethod
+    def _system(cls, value: str) -> str:
+        return check_placeholders(value, _CATEGORY_FIELDS)
+
+    @field_validator("instruction")
+    @classmethod
+    def _instruction(cls, value: str) -> str:
+        return check_placeholders(
+            value, _CATEGORY_FIELDS | {"example", "document"}, required="document"
+        )
+
+    @field_validator("example")
+    @classmethod
+    def _example(cls, value: str) -> str:
+        return check_placeholders(value, {"original", "censored"})
+
+    def check(self, pack: LanguagePack, prompts: LabelingPrompts) -> None:
+        sensitive = pack.categories.sensitive
+        check_every_category(self.tags, sensitive, "tags")
+        if len(set(self.tags.values())) != len(self.tags):
+            raise ValueError("tags: two categories share one tag; tags must differ")
+        for name in self.examples:
+            if name not in sensitive:
+                raise ValueError(f"examples.{name}: not a sensitive category of categories.yaml")
+
+
 class CensorLabeler(LlmLabeler):
     """Labels the documents of one language pack with the `censor` strategy."""
 
-    strategy = STRATEGY
+    strategy = NAME
 
-    @property
+    @cached_property
     def config(self) -> CensorPrompts:
-        return self.prompts.censor
+        return self.prompts.block(NAME, CensorPrompts)
 
     @cached_property
     def tags(self) -> dict[str, str]:
         """Every category's tag, so that a tag the model borrows from another category
         is still read as a tag rather than as text missing from the original."""
-        return {
-            info.tag: self.pack.categories.categories[name].label
-            for name, info in self.prompts.categories.items()
-        }
+        return {tag: self.label_of(name) for name, tag in self.config.tags.items()}
 
     def parts(self, category: str, text: str) -> PromptParts:
         """The prompt for a `category` document; the document text comes last."""
-        info = self.prompts.categories[category]
-        values = {"category": category, "description": info.description, "tag": info.tag}
+        values = {
+            "category": category,
+            "description": self.prompts.categories[category].description,
+            "tag": self.config.tags[category],
+        }
         example = ""
-        if info.censor_example is not None and self.config.example:
+        censor_example = self.config.examples.get(category)
+        if censor_example is not None and self.config.example:
             example = self.config.example.format(
-                original=info.censor_example.original, censored=info.censor_example.censored
+                original=censor_example.original, censored=censor_example.censored
             )
         return PromptParts(
             system=self.config.system.format(**values),
@@ -87,7 +152,9 @@ class CensorLabeler(LlmLabeler):
         return alignment
 
     def label(self, document: Record) -> StrategyOutcome:
-        outcome = StrategyOutcome(STRATEGY, OK)
+        if not self.is_sensitive(document.category):
+            return StrategyOutcome(NAME, SKIPPED, reason="not_sensitive")
+        outcome = StrategyOutcome(NAME, OK)
         rendered = self.renderer.render(self.parts(document.category, document.text))
         max_tokens = (
             math.ceil(self.count_tokens(document.text) * self.config.max_tokens_ratio)
@@ -107,7 +174,7 @@ class CensorLabeler(LlmLabeler):
                 self.prompts,
                 rendered,
                 max_tokens=max_tokens,
-                seed_parts=(self.seed, document.id, STRATEGY),
+                seed_parts=(self.seed, document.id, NAME),
                 outcome=outcome,
                 accept=lambda answer: self._align(document, answer, usable),
             )
@@ -125,3 +192,14 @@ class CensorLabeler(LlmLabeler):
             "coverage": round(alignment.coverage, 4),
         }
         return outcome
+
+
+STRATEGY = Strategy(
+    name=NAME,
+    source=SOURCE,
+    summary="the model rewrites the document with sensitive passages replaced by tags, "
+    "aligned back to spans (needs a 7B+ model)",
+    build=CensorLabeler,
+    prompts=CensorPrompts,
+    order=20,
+)

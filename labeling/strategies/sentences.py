@@ -1,221 +1,240 @@
-"""Strategy `sentences`: the model labels each sentence of a document of category C
-as C or NON_C, and every C sentence becomes a span.
+"""Strategy `sentences`: the model labels each unit of a document (a sentence, or a finer
+unit: `--unit`), and every sensitive unit becomes a span of its label.
 
-Sentences are numbered and sent in groups that fit the context window; the model
-answers with numbered labels only (`1: HEALTH`), never by repeating the text, and a
-grammar generated for exactly K lines makes any other answer impossible on backends
-that support grammars. The few-shot part of the prompt depends only on the category,
-so it comes first and llama.cpp keeps it cached from one document to the next.
+Scored answers (`--answers scored`, chosen by `auto` where the backend can score): one
+prompt per unit that ends where the label would start; the probabilities of the possible
+labels are compared after one forward pass, without sampling, and the winner's share of
+them is the span's `score` (`--min-score` drops weak spans). Generated answers: units are
+numbered and sent in groups that fit the context window, and the model writes one label
+per unit (see `labeling.strategies.numbered`). Either way the part of the prompt before
+the units is the same for a whole category (`--categories own`) or for every document
+(`all`), so llama.cpp keeps it cached from one prompt to the next.
 """
 
 from __future__ import annotations
 
-import re
+import math
+import time
 from collections.abc import Sequence
-from functools import cached_property, partial
+from functools import partial
 
-from gen.backends.prompting import PromptParts
-from gen.core.errors import UsageError
+from gen.backends.base import can_score_labels
+from gen.core.errors import GenError, UsageError
+from gen.core.packs import LanguagePack
 from gen.core.records import Record, Span
 from gen.text.sentences import split_sentences
-from labeling.config import SentencesPrompts
+from labeling.options import UNITS
+from labeling.strategies import LabelerSetup, Strategy
 from labeling.strategies.attempts import (
     FAILED,
+    MODEL_ERROR,
     OK,
+    SKIPPED,
     AnswerError,
     LlmLabeler,
     StrategyOutcome,
     ask,
 )
+from labeling.strategies.numbered import group_units, labels_grammar, parse_labels
+from labeling.strategies.unit_prompts import OWN, SentencesPrompts, UnitPrompts
 
-STRATEGY = "sentences"
+NAME = "sentences"
 SOURCE = "llm_sentences"
 #: Tokens kept free besides the prompt and the answer (BOS/EOS, rounding of estimates).
 _CONTEXT_MARGIN = 16
 
-_ANSWER_LINE = re.compile(r"^\s*(\d+)\s*[:.)\-]?\s*([^\W\d][\w\- ]*?)\s*$")
-_NOT_WORD = re.compile(r"[\W_]+")
+#: A unit's label (None: not sensitive) and, for scored answers, its probability.
+Verdict = tuple[str | None, float | None]
 
 
-def answer_words(label: str) -> tuple[str, str]:
-    """The two answers for a category label: ("HEALTH", "NON_HEALTH")."""
-    word = _NOT_WORD.sub("_", label).strip("_").upper()
-    return word, f"NON_{word}"
+def unit_ranges(text: str, pack: LanguagePack, unit: str) -> list[tuple[int, int]]:
+    """`(start, end)` of each unit of `text`, in order, whitespace-trimmed."""
+    if unit not in UNITS:
+        raise UsageError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
+    return split_sentences(text, pack.code)
 
 
-def numbered(sentences: Sequence[str]) -> str:
-    return "\n".join(f"{number}. {text}" for number, text in enumerate(sentences, 1))
-
-
-def answer_lines(labels: Sequence[str]) -> str:
-    return "\n".join(f"{number}: {label}" for number, label in enumerate(labels, 1))
-
-
-def labels_grammar(count: int, positive: str, negative: str) -> str:
-    """GBNF that accepts exactly `count` lines `n: LABEL`, numbered from 1."""
-    lines = " ".join(f'"{number}: " label "\\n"' for number in range(1, count + 1))
-    return f'root ::= {lines}\nlabel ::= "{positive}" | "{negative}"\n'
-
-
-def parse_labels(answer: str, count: int, positive: str, negative: str) -> list[bool]:
-    """One flag per sentence (True = sensitive) from an answer of numbered labels.
-
-    Lenient on spelling (`1. health`, `2) non-health`), strict on what matters: the
-    numbers run 1..count in order and every label is one of the two answers."""
-    lines = [line for line in answer.splitlines() if line.strip()]
-    if not lines:
-        raise AnswerError("empty_answer")
-    flags = []
-    for expected, line in enumerate(lines, 1):
-        match = _ANSWER_LINE.match(line)
-        if not match:
-            raise AnswerError("unparseable_answer", f"line {expected}: {line.strip()[:80]!r}")
-        if int(match.group(1)) != expected:
-            raise AnswerError("wrong_numbering", f"line {expected} is numbered {match.group(1)}")
-        word = _NOT_WORD.sub("_", match.group(2)).strip("_").upper()
-        if word not in (positive, negative):
-            raise AnswerError(
-                "unknown_label",
-                f"line {expected}: {match.group(2)!r}, expected {positive} or {negative}",
-            )
-        flags.append(word == positive)
-    if len(flags) != count:
-        raise AnswerError("wrong_count", f"{len(flags)} labels for {count} sentences")
-    return flags
-
-
-def group_sentences(costs: Sequence[int], budget: int, max_per_group: int) -> list[range]:
-    """Consecutive groups whose summed costs stay within `budget` (a sentence costing
-    more than the budget gets a group of its own)."""
-    groups = []
-    start, used = 0, 0
-    for index, cost in enumerate(costs):
-        if index > start and (used + cost > budget or index - start >= max_per_group):
-            groups.append(range(start, index))
-            start, used = index, 0
-        used += cost
-    if start < len(costs):
-        groups.append(range(start, len(costs)))
-    return groups
-
-
-def sentence_spans(
+def unit_spans(
     text: str,
     ranges: Sequence[tuple[int, int]],
-    sensitive: Sequence[bool],
-    label: str,
+    verdicts: Sequence[Verdict],
     *,
     merge_adjacent: bool = False,
+    min_score: float = 0.0,
 ) -> list[Span]:
-    """A span per sensitive sentence; with `merge_adjacent`, neighbours separated only by
-    whitespace become one span."""
+    """A span per sensitive unit scoring at least `min_score`; with `merge_adjacent`,
+    neighbours of one label separated only by whitespace become one span (lowest score)."""
     spans: list[Span] = []
-    for (start, end), flag in zip(ranges, sensitive, strict=True):
-        if not flag:
+    for (start, end), (label, score) in zip(ranges, verdicts, strict=True):
+        if label is None or (score is not None and score < min_score):
             continue
         previous = spans[-1] if spans else None
-        if merge_adjacent and previous and not text[previous.end : start].strip():
-            spans[-1] = Span(previous.start, end, label, SOURCE)
+        if (
+            merge_adjacent
+            and previous
+            and previous.label == label
+            and not text[previous.end : start].strip()
+        ):
+            lowest = None if score is None else min(score, previous.score or score)
+            spans[-1] = Span(previous.start, end, label, SOURCE, score=lowest)
         else:
-            spans.append(Span(start, end, label, SOURCE))
+            spans.append(Span(start, end, label, SOURCE, score=score))
     return spans
 
 
 class SentenceLabeler(LlmLabeler):
     """Labels the documents of one language pack with the `sentences` strategy."""
 
-    strategy = STRATEGY
+    strategy = NAME
 
-    @property
-    def config(self) -> SentencesPrompts:
-        return self.prompts.sentences
+    def __init__(self, setup: LabelerSetup) -> None:
+        super().__init__(setup)
+        self.texts = UnitPrompts(self.pack, self.prompts, setup.options.categories)
+        self.config: SentencesPrompts = self.texts.config
+        self.unit = setup.options.unit
+        self.min_score = setup.options.min_score
+        can_score = can_score_labels(self.backend)
+        if setup.options.answers == "scored" and not can_score:
+            raise UsageError(
+                f"the {self.backend.name} backend cannot score labels here; use "
+                "--answers generated (or auto)"
+            )
+        self.scored = setup.options.answers == "scored" or (
+            setup.options.answers == "auto" and can_score
+        )
+        self._fixed_tokens: dict[tuple[str, bool], int] = {}
 
-    @cached_property
-    def _budgets(self) -> dict[str, tuple[int, int]]:
-        return {}
-
-    def parts(self, category: str, sentences: Sequence[str]) -> PromptParts:
-        """The prompt for some sentences of a `category` document; everything before the
-        sentences is the same for every document of the category."""
-        info = self.prompts.categories[category]
-        positive, negative = answer_words(self.pack.categories.categories[category].label)
-        values = {
-            "category": category,
-            "description": info.description,
-            "positive": positive,
-            "negative": negative,
+    def label(self, document: Record) -> StrategyOutcome:
+        if self.texts.mode == OWN and not self.is_sensitive(document.category):
+            return StrategyOutcome(NAME, SKIPPED, reason="not_sensitive")
+        outcome = StrategyOutcome(NAME, OK)
+        ranges = unit_ranges(document.text, self.pack, self.unit)
+        texts = [document.text[start:end] for start, end in ranges]
+        outcome.details = {
+            "units": len(ranges),
+            "answers": "scored" if self.scored else "generated",
         }
-        examples = self.config.example.format(
-            sentences=numbered([example.text for example in info.sentence_examples]),
-            labels=answer_lines(
-                [positive if example.sensitive else negative for example in info.sentence_examples]
-            ),
+        try:
+            if self.scored:
+                verdicts = self._scored(document, texts, outcome)
+            else:
+                verdicts = self._generated(document, texts, outcome)
+        except AnswerError as exc:
+            outcome.status, outcome.reason, outcome.detail = FAILED, exc.reason, exc.detail
+            return outcome
+        outcome.spans = unit_spans(
+            document.text,
+            ranges,
+            verdicts,
+            merge_adjacent=self.config.merge_adjacent,
+            min_score=self.min_score,
         )
-        return PromptParts(
-            system=self.config.system.format(**values),
-            instruction=self.config.instruction.format(
-                **values, examples=examples, sentences=numbered(sentences)
-            ),
-            response_prefix=self.config.response_prefix,
+        sensitive = [score for label, score in verdicts if label is not None]
+        outcome.details["sensitive_units"] = len(sensitive)
+        outcome.details["weak_units_dropped"] = sum(
+            score is not None and score < self.min_score for score in sensitive
         )
+        return outcome
 
-    def budget(self, category: str) -> tuple[int, int]:
-        """(tokens left for sentences and answers, tokens of one answer line)."""
-        if category not in self._budgets:
-            fixed = self.count_tokens(self.renderer.render(self.parts(category, [])).text)
-            _, negative = answer_words(self.pack.categories.categories[category].label)
-            line = self.count_tokens(f"99: {negative}\n") + 1
-            left = self.context_tokens - fixed - _CONTEXT_MARGIN
-            if left < 4 * line:
+    def _too_long(self, number: int) -> str:
+        return f"unit {number} does not fit a context of {self.context_tokens}"
+
+    def fixed_tokens(self, category: str, scored: bool) -> int:
+        """Tokens of the prompt without its units (the part shared by every document)."""
+        key = (category if self.texts.mode == OWN else "", scored)
+        if key not in self._fixed_tokens:
+            parts = (
+                self.texts.unit_parts(category, "")
+                if scored
+                else self.texts.numbered_parts(category, [])
+            )
+            fixed = self.count_tokens(self.renderer.render(parts).text)
+            if fixed + 4 * _CONTEXT_MARGIN > self.context_tokens:
                 raise UsageError(
                     f"the sentences prompt for category {category!r} takes {fixed} tokens, too "
                     f"many for a context of {self.context_tokens}; raise --ctx or shorten the "
                     f"examples in {self.pack.folder / 'labeling.yaml'}"
                 )
-            self._budgets[category] = (left, line)
-        return self._budgets[category]
+            self._fixed_tokens[key] = fixed
+        return self._fixed_tokens[key]
 
-    def label(self, document: Record) -> StrategyOutcome:
-        outcome = StrategyOutcome(STRATEGY, OK)
-        ranges = split_sentences(document.text, document.language)
-        texts = [document.text[start:end] for start, end in ranges]
-        left, line = self.budget(document.category)
+    def _scored(
+        self, document: Record, texts: Sequence[str], outcome: StrategyOutcome
+    ) -> list[Verdict]:
+        """One prompt per unit; the labels' probabilities after one forward pass."""
+        answers = self.texts.answers(document.category)
+        fixed = self.fixed_tokens(document.category, scored=True)
+        verdicts: list[Verdict] = []
+        for number, text in enumerate(texts, 1):
+            needed = fixed + self.count_tokens(text) + _CONTEXT_MARGIN
+            if needed > self.context_tokens:
+                raise AnswerError(
+                    "unit_too_long",
+                    f"unit {number} does not fit a context of {self.context_tokens}",
+                )
+            rendered = self.renderer.render(self.texts.unit_parts(document.category, text))
+            space = "" if rendered.text[-1:].isspace() else " "
+            started = time.perf_counter()
+            try:
+                logprobs = self.backend.label_logprobs(  # type: ignore[attr-defined]
+                    rendered.text, [space + word for word in answers.words]
+                )
+            except GenError as exc:
+                raise AnswerError(MODEL_ERROR, f"unit {number}: {exc}") from None
+            outcome.seconds += time.perf_counter() - started
+            outcome.prompt_tokens += needed - _CONTEXT_MARGIN
+            probabilities = [math.exp(value) for value in logprobs]
+            total = sum(probabilities)
+            if total <= 0:
+                raise AnswerError("unscored_answer", f"unit {number}: no label among the answers")
+            best = max(range(len(probabilities)), key=probabilities.__getitem__)
+            verdicts.append((answers.labels[best], probabilities[best] / total))
+        return verdicts
+
+    def _generated(
+        self, document: Record, texts: Sequence[str], outcome: StrategyOutcome
+    ) -> list[Verdict]:
+        """Numbered units in groups that fit the context; one `n: label` line each."""
+        answers = self.texts.answers(document.category)
+        longest = max(answers.words, key=len)
+        line = self.count_tokens(f"99: {longest}\n") + 1
+        left = self.context_tokens - self.fixed_tokens(document.category, scored=False)
+        left -= _CONTEXT_MARGIN
         costs = [self.count_tokens(f"{n}. {text}\n") + line for n, text in enumerate(texts, 1)]
-        groups = group_sentences(costs, left, self.config.max_sentences_per_group)
-        outcome.details = {"sentences": len(ranges), "groups": len(groups)}
         too_long = [n for n, cost in enumerate(costs, 1) if cost > left]
         if too_long:
-            outcome.status, outcome.reason = FAILED, "sentence_too_long"
-            outcome.detail = (
-                f"sentence {too_long[0]} does not fit a context of {self.context_tokens}"
+            raise AnswerError(
+                "unit_too_long",
+                f"unit {too_long[0]} does not fit a context of {self.context_tokens}",
             )
-            return outcome
-        positive, negative = answer_words(self.pack.categories.categories[document.category].label)
-        flags: list[bool] = []
+        groups = group_units(costs, left, self.config.max_sentences_per_group)
+        outcome.details["groups"] = len(groups)
+        words: list[str] = []
         for index, group in enumerate(groups):
-            rendered = self.renderer.render(
-                self.parts(document.category, texts[group.start : group.stop])
-            )
+            parts = self.texts.numbered_parts(document.category, texts[group.start : group.stop])
             try:
-                flags += ask(
+                words += ask(
                     self.backend,
                     self.prompts,
-                    rendered,
+                    self.renderer.render(parts),
                     max_tokens=line * len(group) + 8,
-                    seed_parts=(self.seed, document.id, STRATEGY, index),
+                    seed_parts=(self.seed, document.id, NAME, index),
                     outcome=outcome,
-                    accept=partial(
-                        parse_labels, count=len(group), positive=positive, negative=negative
-                    ),
-                    grammar=labels_grammar(len(group), positive, negative),
+                    accept=partial(parse_labels, count=len(group), words=answers.words),
+                    grammar=labels_grammar(len(group), answers.words),
                 )
             except AnswerError as exc:
-                outcome.status, outcome.reason = FAILED, exc.reason
-                outcome.detail = f"group {index + 1} of {len(groups)}: {exc.detail or exc.reason}"
-                return outcome
-        label = self.pack.categories.categories[document.category].label
-        outcome.spans = sentence_spans(
-            document.text, ranges, flags, label, merge_adjacent=self.config.merge_adjacent
-        )
-        outcome.details["sensitive_sentences"] = sum(flags)
-        return outcome
+                raise AnswerError(
+                    exc.reason, f"group {index + 1} of {len(groups)}: {exc.detail or exc.reason}"
+                ) from None
+        return [(answers.label(word), None) for word in words]
+
+
+STRATEGY = Strategy(
+    name=NAME,
+    source=SOURCE,
+    summary="one label per unit (sentence or clause), scored or generated",
+    build=SentenceLabeler,
+    prompts=SentencesPrompts,
+    order=10,
+)

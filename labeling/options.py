@@ -1,0 +1,78 @@
+"""The options of `gen label`, as the CLI, `gen bench`, benchmarks and tests pass them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gen.core.errors import UsageError
+from gen.core.shards import WHOLE, Shard
+from labeling.strategies import parse_strategies
+
+if TYPE_CHECKING:
+    from gen.backends.base import Backend
+
+#: Documents per batch: each strategy's prefix is read once per batch at worst, and a
+#: crash loses at most this many documents of work.
+BATCH_SIZE = 8
+
+#: `--categories own`: a document is asked about its own category (the thesis's prompt);
+#: `all`: every unit may be any sensitive category of the pack, or none.
+CATEGORY_MODES = ("own", "all")
+#: `--answers scored`: the labels' probabilities after one forward pass per unit;
+#: `generated`: the model writes the labels (a grammar keeps them in shape where the backend
+#: takes one); `auto`: scored when the backend can score labels.
+ANSWER_MODES = ("auto", "scored", "generated")
+#: What one label of the `sentences` strategy covers.
+UNITS = ("sentence",)
+DEFAULT_UNIT = "sentence"
+
+
+@dataclass(frozen=True)
+class LabelOptions:
+    #: `--strategy` as given: names, `all`, `both`, or a comma-separated list.
+    strategy: str = "both"
+    seed: int = 0
+    #: The backend's context window, which prompts and answers must fit.
+    context_tokens: int = 4096
+    prompt_format: str | None = None
+    overwrite: bool = False
+    batch_size: int = BATCH_SIZE
+    #: What one label covers (`sentence`, `clause`: see gen.text.units).
+    unit: str = DEFAULT_UNIT
+    categories: str = "own"
+    answers: str = "auto"
+    #: Spans whose label probability is below this are dropped (scored answers only).
+    min_score: float = 0.0
+    prompts_dir: Path | None = None
+    #: The model; None when no chosen strategy needs one.
+    backend: Backend | None = None
+    #: Shard K of N labels the documents whose id hashes to K (gen/core/shards.py).
+    shard: Shard = WHOLE
+
+    def __post_init__(self) -> None:
+        if self.overwrite and not self.shard.whole:
+            raise UsageError(
+                "--overwrite cannot be combined with --shard: it would delete the labels of "
+                "the other shards; delete RUN/labeled once, then start the shards"
+            )
+        if self.categories not in CATEGORY_MODES:
+            raise UsageError(
+                f"unknown --categories {self.categories!r}; expected {' or '.join(CATEGORY_MODES)}"
+            )
+        if self.answers not in ANSWER_MODES:
+            raise UsageError(
+                f"unknown --answers {self.answers!r}; expected one of {', '.join(ANSWER_MODES)}"
+            )
+        if not 0.0 <= self.min_score <= 1.0:
+            raise UsageError(f"--min-score must be between 0 and 1, got {self.min_score}")
+
+    @property
+    def strategies(self) -> tuple[str, ...]:
+        return parse_strategies(self.strategy)
+
+    @property
+    def strategy_key(self) -> str:
+        """The canonical form stored with every labeled record (resumes compare it)."""
+        return ",".join(self.strategies)
