@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from gen.core.errors import UsageError
 from gen.core.shards import WHOLE, Shard
+from gen.text.units import UNITS
 from labeling.strategies import parse_strategies
 
 if TYPE_CHECKING:
@@ -24,8 +25,6 @@ CATEGORY_MODES = ("own", "all")
 #: `generated`: the model writes the labels (a grammar keeps them in shape where the backend
 #: takes one); `auto`: scored when the backend can score labels.
 ANSWER_MODES = ("auto", "scored", "generated")
-#: What one label of the `sentences` strategy covers.
-UNITS = ("sentence",)
 DEFAULT_UNIT = "sentence"
 
 
@@ -39,7 +38,8 @@ class LabelOptions:
     prompt_format: str | None = None
     overwrite: bool = False
     batch_size: int = BATCH_SIZE
-    #: What one label covers (`sentence`, `clause`: see gen.text.units).
+    #: What one label of the `sentences` strategy covers (`sentence`, `clause`: see
+    #: gen.text.units).
     unit: str = DEFAULT_UNIT
     categories: str = "own"
     answers: str = "auto"
@@ -65,6 +65,8 @@ class LabelOptions:
             raise UsageError(
                 f"unknown --answers {self.answers!r}; expected one of {', '.join(ANSWER_MODES)}"
             )
+        if self.unit not in UNITS:
+            raise UsageError(f"unknown --unit {self.unit!r}; expected one of {', '.join(UNITS)}")
         if not 0.0 <= self.min_score <= 1.0:
             raise UsageError(f"--min-score must be between 0 and 1, got {self.min_score}")
 

@@ -69,8 +69,8 @@ def test_both_strategies_label_every_document(tmp_path: Path) -> None:
 
     spans = spans_of(run)
     health = spans["d-health"]
-    assert ("Mario Rossi has had type 2 diabetes since 2015.", "health", "llm_sentences") in health
-    assert ("He takes insulin every morning.", "health", "llm_sentences") in health
+    assert ("Mario Rossi has had type 2 diabetes since 2015", "health", "llm_sentences") in health
+    assert ("He takes insulin every morning", "health", "llm_sentences") in health
     assert any(source == "llm_censor" and label == "health" for _, label, source in health)
     assert [t for t, label, source in health if source == "faker"] == [
         "Mario Rossi",

@@ -131,8 +131,8 @@ def test_labels_sentences_through_the_backend() -> None:
     outcome = labeler(backend).label(document("d1", HEALTH_TEXT, "health"))
     assert outcome.status == OK
     assert [HEALTH_TEXT[s.start : s.end] for s in outcome.spans] == [
-        "Mario Rossi has had type 2 diabetes since 2015.",
-        "He takes insulin every morning.",
+        "Mario Rossi has had type 2 diabetes since 2015",
+        "He takes insulin every morning",
     ]
     assert all(span.score is None for span in outcome.spans)
     request = backend.requests[0]

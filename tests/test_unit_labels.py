@@ -97,8 +97,8 @@ def test_all_categories_label_each_unit_with_any_category() -> None:
     assert outcome.status == OK
     found = [(MIXED_TEXT[s.start : s.end], s.label) for s in outcome.spans]
     assert found == [
-        ("Anna Verdi was convicted of theft in 2019.", "judicial"),
-        ("She has asthma.", "health"),
+        ("Anna Verdi was convicted of theft in 2019", "judicial"),
+        ("She has asthma", "health"),
     ]
     assert backend.requests[0].grammar.splitlines()[-1] == (
         'label ::= "health" | "politic" | "sexuality" | "judicial" | "philosophy" | "ethnic" '
@@ -124,15 +124,14 @@ def test_scored_answers_ask_one_question_per_unit_and_keep_the_probability() -> 
     assert len(backend.scored) == 5 == outcome.details["units"]
     assert outcome.details["answers"] == "scored"
     assert [(HEALTH_TEXT[s.start : s.end], s.score) for s in outcome.spans] == [
-        ("Mario Rossi has had type 2 diabetes since 2015.", pytest.approx(0.8)),
-        ("He takes insulin every morning.", pytest.approx(0.8)),
+        ("Mario Rossi has had type 2 diabetes since 2015", pytest.approx(0.8)),
+        ("He takes insulin every morning", pytest.approx(0.8)),
     ]
     check_spans(HEALTH_TEXT, outcome.spans)
     prompt, labels = backend.scored[0]
     assert labels == [" HEALTH", " NON_HEALTH"]  # the prompt ends with "Label:"
-    assert prompt.endswith(
-        "Passage: Patient: Mario Rossi, born in Turin.</user>\n<assistant>Label:"
-    )
+    # a form field's value is the unit: "Patient:" is left out
+    assert prompt.endswith("Passage: Mario Rossi, born in Turin</user>\n<assistant>Label:")
     # everything before the unit is shared by every unit and every document of the category
     prefixes = {p[: p.rindex("Passage: ")] for p, _ in backend.scored}
     assert len(prefixes) == 1
@@ -178,3 +177,15 @@ def test_a_scoring_error_fails_the_document_with_its_reason() -> None:
     outcome = labeler(Broken()).label(document("d1", JUDICIAL_TEXT, "judicial"))
     assert outcome.status == FAILED and outcome.reason == "model_error"
     assert "server gone" in outcome.detail and outcome.spans == []
+
+
+def test_clause_units_label_the_clause_not_the_sentence() -> None:
+    text = "Anna Verdi works in a bakery in Milan, although she was convicted of theft in 2019."
+    by_unit = {
+        unit: labeler(ScoringBackend(), unit=unit).label(document("d", text, "judicial")).spans
+        for unit in ("sentence", "clause")
+    }
+    assert [text[s.start : s.end] for s in by_unit["sentence"]] == [text[:-1]]
+    assert [text[s.start : s.end] for s in by_unit["clause"]] == [
+        "although she was convicted of theft in 2019"
+    ]

@@ -21,7 +21,8 @@ from gen.cli.options import (
 from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
-from labeling.options import ANSWER_MODES, CATEGORY_MODES, DEFAULT_UNIT, UNITS, LabelOptions
+from gen.text.units import UNITS
+from labeling.options import ANSWER_MODES, CATEGORY_MODES, DEFAULT_UNIT, LabelOptions
 from labeling.run import STAGE, LabelSummary, require_documents, run
 
 
@@ -89,7 +90,8 @@ def _strategy_help() -> str:
     type=click.Choice(UNITS),
     default=DEFAULT_UNIT,
     show_default=True,
-    help="What one label of the sentences strategy covers.",
+    help="What one label of the sentences strategy covers: a sentence, or a clause (sentences "
+    "cut at ; : dashes and before conjunctions). List items and form values are units too.",
 )
 @click.option(
     "--categories",

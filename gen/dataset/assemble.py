@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")
-BUILD_SPAN_SOURCES = ("llm_sentences", "llm_censor", "faker")
+BUILD_SPAN_SOURCES = ("llm_inline", "llm_sentences", "llm_censor", "faker")
 BINARY_LABEL = "sensitive"
 
 

@@ -20,10 +20,8 @@ from functools import partial
 
 from gen.backends.base import can_score_labels
 from gen.core.errors import GenError, UsageError
-from gen.core.packs import LanguagePack
 from gen.core.records import Record, Span
-from gen.text.sentences import split_sentences
-from labeling.options import UNITS
+from gen.text.units import split_units
 from labeling.strategies import LabelerSetup, Strategy
 from labeling.strategies.attempts import (
     FAILED,
@@ -45,13 +43,6 @@ _CONTEXT_MARGIN = 16
 
 #: A unit's label (None: not sensitive) and, for scored answers, its probability.
 Verdict = tuple[str | None, float | None]
-
-
-def unit_ranges(text: str, pack: LanguagePack, unit: str) -> list[tuple[int, int]]:
-    """`(start, end)` of each unit of `text`, in order, whitespace-trimmed."""
-    if unit not in UNITS:
-        raise UsageError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
-    return split_sentences(text, pack.code)
 
 
 def unit_spans(
@@ -108,7 +99,7 @@ class SentenceLabeler(LlmLabeler):
         if self.texts.mode == OWN and not self.is_sensitive(document.category):
             return StrategyOutcome(NAME, SKIPPED, reason="not_sensitive")
         outcome = StrategyOutcome(NAME, OK)
-        ranges = unit_ranges(document.text, self.pack, self.unit)
+        ranges = split_units(document.text, self.pack.units, self.unit)
         texts = [document.text[start:end] for start, end in ranges]
         outcome.details = {
             "units": len(ranges),
