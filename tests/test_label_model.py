@@ -1,4 +1,4 @@
-"""The real embedded model through llama.cpp: two short documents labeled both ways."""
+"""The real embedded model through llama.cpp: two short documents labeled by each strategy."""
 
 from __future__ import annotations
 
@@ -34,12 +34,17 @@ DOCUMENTS = [
 ]
 
 
-def test_two_documents_labeled_both_ways_with_the_embedded_model(tmp_path: Path) -> None:
+def labeled_run(tmp_path: Path) -> RunPaths:
     run = RunPaths(tmp_path)
     with RecordTable(run.documents) as table:
         table.extend(DOCUMENTS)
+    return run
+
+
+def test_two_documents_labeled_both_ways_with_generated_answers(tmp_path: Path) -> None:
+    run = labeled_run(tmp_path)
     args = ["label", "--run", str(tmp_path), "--strategy", "both", "--ctx", "1024"]
-    result = CliRunner().invoke(main, args)
+    result = CliRunner().invoke(main, [*args, "--answers", "generated"])
     assert result.exit_code == 0, result.output
 
     frame = pd.read_parquet(run.labeled)
@@ -62,3 +67,25 @@ def test_two_documents_labeled_both_ways_with_the_embedded_model(tmp_path: Path)
     # every censor answer that could not be used is explained and kept with its raw output
     assert sum(censor["reasons"].values()) == failed
     assert len(RecordTable(run.rejects("label")).ids()) == failed
+    assert manifest["options"]["answers"] == "generated"
+
+
+def test_two_documents_scored_by_clause_over_every_category(tmp_path: Path) -> None:
+    run = labeled_run(tmp_path)
+    args = ["label", "--run", str(tmp_path), "--strategy", "sentences", "--ctx", "2048"]
+    options = ["--categories", "all", "--unit", "clause", "--min-score", "0.2"]
+    result = CliRunner().invoke(main, [*args, *options])
+    assert result.exit_code == 0, result.output
+    records: list[Record] = RecordTable(run.labeled).read()
+    assert len(records) == 2
+    labels = {"health", "politic", "sexuality", "judicial", "philosophy", "ethnic"}
+    for record in records:
+        check_spans(record.text, record.spans, record_id=record.id)
+        outcome = record.meta["labeling"]["strategies"]["sentences"]
+        assert outcome["status"] == "ok" and outcome["answers"] == "scored"
+        for span in record.spans:
+            if span.source == "llm_sentences":
+                assert span.label in labels and 0.2 <= span.score <= 1.0
+    manifest = json.loads(run.manifest("label").read_text())
+    assert (manifest["options"]["unit"], manifest["options"]["categories"]) == ("clause", "all")
+    assert manifest["last_run"]["completion_tokens"] == 0  # nothing was generated

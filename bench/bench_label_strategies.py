@@ -1,0 +1,190 @@
+"""Labeling strategies on a gold set: token F1, unit ceiling and seconds per document for
+each strategy x unit x category mode x answer mode, and a calibration table for scored
+answers (precision and recall when spans below a score are dropped).
+
+    .venv/bin/python bench/bench_label_strategies.py bench/gold/gold.jsonl
+        [--limit N] [--ctx 4096] [--model FILE.gguf] [--only sentences/clause/all/scored ...]
+        [--json results.json]
+
+Each configuration runs `gen label` (the real stage, on a scratch run folder holding the
+gold texts without their spans) with one model loaded once, the embedded SmolLM2-135M by
+default. Only special-category labels are scored (PII comes from other sources), with
+gen.evaluate's token metrics: micro-F1 over the labels (a span of the wrong category is
+wrong) and binary P/R/F1 (sensitive or not). The unit ceiling is what a perfect
+classifier of those units would reach (gen.evaluate.ceiling). Run it on an idle machine:
+seconds per document are wall-clock times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gen.backends import BackendOptions, make_backend
+from gen.core.packs import load_language_pack
+from gen.core.records import Record
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.evaluate.ceiling import unit_ceiling, unit_splitter
+from gen.evaluate.run import EvalReport, evaluate, load_records
+from labeling.options import LabelOptions
+from labeling.run import run as label_run
+from labeling.strategies import strategy
+
+#: (strategy, unit, categories, answers); "generated/sentence/own" is the thesis's path.
+CONFIGURATIONS = [
+    ("sentences", unit, categories, answers)
+    for answers in ("generated", "scored")
+    for categories in ("own", "all")
+    for unit in ("sentence", "clause")
+] + [("censor", "-", "own", "generated")]
+THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def name_of(configuration: Sequence[str]) -> str:
+    return "/".join(configuration)
+
+
+def special_only(records: Sequence[Record], labels: set[str]) -> list[Record]:
+    return [
+        dataclasses.replace(r, spans=[s for s in r.spans if s.label in labels]) for r in records
+    ]
+
+
+def documents(gold: Sequence[Record]) -> list[Record]:
+    """The gold texts as `gen documents` would have stored them: no spans, no persona."""
+    return [dataclasses.replace(r, spans=[], source="llm", meta={}, flags=[]) for r in gold]
+
+
+def label(
+    gold: Sequence[Record], configuration: Sequence[str], backend: Any, ctx: int
+) -> tuple[list[Record], float]:
+    """Labeled records of one configuration and seconds per document."""
+    name, unit, categories, answers = configuration
+    with tempfile.TemporaryDirectory(prefix="gen-bench-label-") as scratch:
+        paths = RunPaths(Path(scratch))
+        with RecordTable(paths.documents) as table:
+            table.extend(documents(gold))
+        options = LabelOptions(
+            strategy=name,
+            unit="sentence" if unit == "-" else unit,
+            categories=categories,
+            answers=answers,
+            context_tokens=ctx,
+            backend=backend,
+        )
+        summary = label_run(paths, options)
+        labeled = RecordTable(paths.labeled).read()
+    source = strategy(name).source
+    predicted = [
+        dataclasses.replace(r, spans=[s for s in r.spans if s.source == source]) for r in labeled
+    ]
+    return predicted, summary.wall_seconds / max(1, len(gold))
+
+
+def scores(report: EvalReport, labels: Sequence[str]) -> dict[str, Any]:
+    binary = report.token_binary
+    return {
+        "micro_f1": round(report.token_scores.micro.f1, 3),
+        "binary": [round(binary.precision, 3), round(binary.recall, 3), round(binary.f1, 3)],
+        "per_label": {
+            label: round(report.token_scores.per_label[label].f1, 3)
+            for label in labels
+            if label in report.token_scores.per_label
+        },
+    }
+
+
+def calibration(gold: Sequence[Record], predicted: Sequence[Record]) -> list[dict[str, Any]]:
+    rows = []
+    for threshold in THRESHOLDS:
+        kept = [
+            dataclasses.replace(
+                r, spans=[s for s in r.spans if s.score is None or s.score >= threshold]
+            )
+            for r in predicted
+        ]
+        report = evaluate(gold, kept).groups["all"]
+        binary = report.token_binary
+        rows.append(
+            {
+                "min_score": threshold,
+                "precision": round(binary.precision, 3),
+                "recall": round(binary.recall, 3),
+                "f1": round(binary.f1, 3),
+                "micro_f1": round(report.token_scores.micro.f1, 3),
+                "spans": sum(len(r.spans) for r in kept),
+            }
+        )
+    return rows
+
+
+def print_table(rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("gold", type=Path, help="gold JSONL or Parquet (docs/gold.md)")
+    parser.add_argument("--limit", type=int, default=None, help="first N gold documents")
+    parser.add_argument("--ctx", type=int, default=4096)
+    parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
+    parser.add_argument("--only", nargs="*", default=None, help="configurations to run")
+    parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    args = parser.parse_args()
+
+    gold_all = load_records(args.gold, "GOLD")[: args.limit]
+    packs = {code: load_language_pack(code) for code in {r.language for r in gold_all}}
+    labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
+    gold = special_only(gold_all, set(labels))
+    rules = {code: pack.units for code, pack in packs.items()}
+    ceilings = {
+        unit: unit_ceiling(gold, unit_splitter(rules, unit), labels).token_scores.micro.f1
+        for unit in ("sentence", "clause")
+    }
+    backend = make_backend(BackendOptions(model=args.model, n_ctx=args.ctx))
+    chosen = [c for c in CONFIGURATIONS if not args.only or name_of(c) in args.only]
+    print(f"{args.gold}: {len(gold)} documents; model {backend.model_id}")
+
+    results: dict[str, Any] = {"gold": str(args.gold), "documents": len(gold), "runs": {}}
+    table = [["strategy/unit/categories/answers", "s/doc", "micro-F1", "ceiling", "P/R/F1"]]
+    for configuration in chosen:
+        predicted, seconds = label(gold, configuration, backend, args.ctx)
+        report = evaluate(gold, special_only(predicted, set(labels))).groups["all"]
+        result = scores(report, labels) | {"seconds_per_document": round(seconds, 2)}
+        if configuration[3] == "scored":
+            result["calibration"] = calibration(gold, special_only(predicted, set(labels)))
+        results["runs"][name_of(configuration)] = result
+        ceiling = ceilings.get(configuration[1])
+        table.append(
+            [
+                name_of(configuration),
+                f"{seconds:.2f}",
+                f"{result['micro_f1']:.3f}",
+                "-" if ceiling is None else f"{ceiling:.3f}",
+                "/".join(f"{value:.2f}" for value in result["binary"]),
+            ]
+        )
+        print(f"  done: {table[-1]}", flush=True)
+    print()
+    print_table(table)
+    for name, result in results["runs"].items():
+        if "calibration" in result:
+            print(f"\ncalibration of {name} (token binary P/R/F1 when spans below min-score drop)")
+            print_table(
+                [["min-score", "P", "R", "F1", "micro-F1", "spans"]]
+                + [[str(value) for value in row.values()] for row in result["calibration"]]
+            )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
