@@ -89,3 +89,23 @@ def test_two_documents_scored_by_clause_over_every_category(tmp_path: Path) -> N
     manifest = json.loads(run.manifest("label").read_text())
     assert (manifest["options"]["unit"], manifest["options"]["categories"]) == ("clause", "all")
     assert manifest["last_run"]["completion_tokens"] == 0  # nothing was generated
+
+
+def test_documents_written_with_inline_labels_are_read_back(tmp_path: Path) -> None:
+    run = RunPaths(tmp_path)
+    write = ["documents", "--run", str(tmp_path), "--category", "health", "--n", "2"]
+    write += ["--max-tokens", "96", "--ctx", "1024", "--inline-labels"]
+    result = CliRunner().invoke(main, write)
+    assert result.exit_code == 0, result.output
+    documents: list[Record] = RecordTable(run.documents).read()
+    assert documents
+    for record in documents:
+        check_spans(record.text, record.spans, record_id=record.id)
+        assert "tagged" in record.meta["inline"]
+        assert all(span.source == "llm_inline" for span in record.spans)
+        assert "</health>" not in record.text and "<health>" not in record.text
+    result = CliRunner().invoke(main, ["label", "--run", str(tmp_path), "--strategy", "inline"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads(run.manifest("label").read_text())
+    statuses = manifest["strategies"]["inline"]
+    assert statuses.get("ok", 0) + statuses.get("flagged", 0) == len(documents)

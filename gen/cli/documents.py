@@ -76,9 +76,20 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
     default=None,
     help="'chat' (the model's template) or a raw format from prompts/formats.yaml, e.g. alpaca.",
 )
+@click.option(
+    "--inline-labels",
+    is_flag=True,
+    help="Ask the writer to wrap sensitive passages in tags (<health>...</health>); they "
+    "become llm_inline spans of the clean text (gen label --strategy inline).",
+)
 @shard_option
 def documents(
-    run_dir: Path, max_tokens: int | None, prompt_format: str | None, shard: Shard, **kwargs: Any
+    run_dir: Path,
+    max_tokens: int | None,
+    prompt_format: str | None,
+    inline_labels: bool,
+    shard: Shard,
+    **kwargs: Any,
 ) -> None:
     """Write N fictional documents with the LLM into RUN/documents.
 
@@ -92,6 +103,7 @@ def documents(
         prompts_dir=kwargs["prompts_dir"],
         backend=backend_options_from(kwargs),
         shard=shard,
+        inline_labels=inline_labels,
     )
     paths = RunPaths(run_dir)
     summary = run(paths, options)

@@ -16,6 +16,7 @@ from gen.generate.checks import DuplicateIndex, Rejection, rejection
 from gen.generate.plan import PlanItem, PlanSpec
 from gen.generate.postprocess import clean_document
 from gen.generate.summary import CTX_TRUNCATED
+from labeling.strategies.inline import InlineLabels
 
 STAGE = "documents"
 
@@ -92,6 +93,7 @@ def document_record(
 def rejected(record: Record, raw: str, refusal: Rejection) -> Record:
     """The record as a reject: the raw answer, its reason first among its flags."""
     record.text = raw
+    record.spans = []  # spans of the clean text (inline labels) do not fit the raw one
     record.meta.update({"reason": refusal.reason, "detail": refusal.detail, "stage": STAGE})
     record.flags = [refusal.reason, *record.flags]
     return record
@@ -105,8 +107,10 @@ def judge(
     backend: Backend,
     duplicates: DuplicateIndex,
     run_id: str,
+    inline: InlineLabels | None = None,
 ) -> Judgement:
-    """Clean the answer and check it; an accepted text joins `duplicates`."""
+    """Clean the answer, strip the writer's inline tags into spans (when asked for), and
+    check it; an accepted text joins `duplicates`."""
     item, completion = answer.item, answer.completion
     cleaned = clean_document(
         completion.text,
@@ -124,18 +128,20 @@ def judge(
         removed=cleaned.removed,
         run_id=run_id,
     )
+    if inline:
+        record = inline.written(record)
     if answer.ctx_truncated:
         record.flags.append(CTX_TRUNCATED)
     refusal = rejection(
-        cleaned.text,
+        record.text,
         language=spec.language,
         min_chars=generation.checks.min_chars,
         duplicates=duplicates,
     )
     if refusal:
-        return Judgement(rejected(record, completion.text, refusal), refusal, len(cleaned.text))
-    duplicates.add(cleaned.text)
-    return Judgement(record, None, len(cleaned.text))
+        return Judgement(rejected(record, completion.text, refusal), refusal, len(record.text))
+    duplicates.add(record.text)
+    return Judgement(record, None, len(record.text))
 
 
 def failed_request(

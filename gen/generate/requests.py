@@ -9,6 +9,7 @@ from gen.backends.base import Backend, GenerationRequest, SamplingParams
 from gen.backends.prompting import RenderedPrompt, render_prompt
 from gen.core.packs import LanguagePack
 from gen.generate.plan import PlanItem
+from labeling.strategies.inline import InlineLabels
 
 
 def sampling_for(pack: LanguagePack, rendered: RenderedPrompt, max_tokens: int) -> SamplingParams:
@@ -27,15 +28,24 @@ class Prompter:
     """Renders plan items in one prompt format for one backend."""
 
     def __init__(
-        self, pack: LanguagePack, backend: Backend, *, prompt_format: str | None, max_tokens: int
+        self,
+        pack: LanguagePack,
+        backend: Backend,
+        *,
+        prompt_format: str | None,
+        max_tokens: int,
+        inline: InlineLabels | None = None,
     ) -> None:
         self.pack = pack
+        #: With inline labels, the writer is also asked to tag sensitive passages.
+        self.inline = inline
         self.format_name = prompt_format or pack.generation.format
         self.max_tokens = max_tokens
         self._chat_template = backend.chat_template()
 
     def render(self, item: PlanItem) -> RenderedPrompt:
-        return render_prompt(item.parts, self.format_name, self.pack.formats, self._chat_template)
+        parts = self.inline.prompt(item.parts) if self.inline else item.parts
+        return render_prompt(parts, self.format_name, self.pack.formats, self._chat_template)
 
     def request(self, item: PlanItem) -> tuple[RenderedPrompt, GenerationRequest]:
         rendered = self.render(item)

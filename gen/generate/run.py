@@ -50,6 +50,7 @@ from gen.generate.summary import (
     SHORT,
     DocumentsSummary,
 )
+from labeling.strategies.inline import InlineLabels
 
 #: Give up on a plan after this many attempts per wanted document.
 MAX_ATTEMPTS_PER_DOCUMENT = 3
@@ -66,6 +67,8 @@ class DocumentsOptions:
     backend: BackendOptions = field(default_factory=default_backend_options)
     #: Shard K of N takes plan items i with i % N == K (gen/core/shards.py).
     shard: Shard = WHOLE
+    #: The writer wraps sensitive passages in tags, stripped into `llm_inline` spans.
+    inline_labels: bool = False
 
 
 def run(
@@ -128,8 +131,13 @@ class DocumentRun:
         self.spec = options.spec
         self.limit = limit
         self.state = state
+        self.inline = InlineLabels.of(pack) if options.inline_labels else None
         self.prompter = Prompter(
-            pack, backend, prompt_format=options.prompt_format, max_tokens=limit.tokens
+            pack,
+            backend,
+            prompt_format=options.prompt_format,
+            max_tokens=limit.tokens,
+            inline=self.inline,
         )
         self.run_id = new_run_id()
         self.summary = DocumentsSummary(self.spec.key, options.n, options.shard, state.accepted)
@@ -243,6 +251,7 @@ class DocumentRun:
             backend=self.backend,
             duplicates=self.state.duplicates,
             run_id=self.run_id,
+            inline=self.inline,
         )
         if judgement.rejection:
             rejects.append(judgement.record)
@@ -273,6 +282,7 @@ class DocumentRun:
             "max_tokens": self.limit.tokens,
             "n_ctx": self.options.backend.n_ctx,
             "prompt_format": self.prompter.format_name,
+            "inline_labels": self.options.inline_labels,
             "sampling": self.pack.generation.sampling.model_dump(),
             "checks": self.pack.generation.checks.model_dump(),
             "prompts_sha256": self.pack.files_sha256,

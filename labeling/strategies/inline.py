@@ -11,10 +11,12 @@ against the text), so they are counted, compared with other strategies and kept.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
+from gen.backends.prompting import PromptParts
 from gen.core.errors import InvalidSpanError
 from gen.core.packs import LanguagePack
 from gen.core.records import Record, check_spans
@@ -80,6 +82,22 @@ class InlineLabels:
 
     def parse(self, tagged: str) -> InlineParse:
         return parse_inline(tagged, self.names, self.language)
+
+    def prompt(self, parts: PromptParts) -> PromptParts:
+        """The writer's prompt asking for tags around sensitive passages."""
+        return dataclasses.replace(parts, instruction=f"{parts.instruction}\n\n{self.instruction}")
+
+    def written(self, document: Record) -> Record:
+        """A document whose text the writer tagged: clean text, `llm_inline` spans, the
+        tagged text and what was repaired or not in `meta["inline"]`, flags for problems."""
+        parsed = self.parse(document.text)
+        return dataclasses.replace(
+            document,
+            text=parsed.text,
+            spans=[*parsed.spans],
+            flags=[*document.flags, *parsed.flags],
+            meta={**document.meta, META_KEY: inline_meta(document.text, parsed)},
+        )
 
 
 def inline_meta(tagged: str, parsed: InlineParse) -> dict[str, Any]:

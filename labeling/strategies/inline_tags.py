@@ -7,7 +7,8 @@ its label, compared without case, accents, spaces, `-` and `_`.
 
 Repaired, because the intent is unambiguous (each repair is reported):
 - a tag written with other case or spelling, or with the category's name: `<Health>`;
-- a tag left open: closed at the end of its sentence, when no other tag comes first;
+- a tag left open: closed at the end of its sentence (before its final stop), when no
+  other tag comes first;
 - a closing tag never opened: opened at the start of its sentence, when no other tag
   comes between;
 - a tag opened again inside itself: one passage; a tag inside another: the inner passage
@@ -36,6 +37,8 @@ SOURCE = "llm_inline"
 #: (probably unknown) tag rather than left in the text.
 _TAG = re.compile(r"<\s*(/?)\s*([^\W\d][\w\- ]{0,40}?)\s*(/?)\s*>")
 _SEPARATORS = re.compile(r"[\s_\-]+")
+#: Left out of a passage closed at its sentence end, as writers leave them out of tags.
+_SENTENCE_STOPS = ".!?…"
 
 # Problems: the document is flagged with these reasons.
 UNKNOWN_TAG = "unknown_tag"
@@ -103,6 +106,8 @@ class _Reader:
 
     def close_at_sentence_end(self, opened: _Event) -> None:
         end = self._sentence_end(opened.position)
+        while end > opened.position and self.text[end - 1] in _SENTENCE_STOPS:
+            end -= 1
         if not self.text[opened.position : end].strip():
             self.repairs.append(f"<{opened.name}> opened at the end: dropped")
         elif self._no_tag_between(opened.position, end):
