@@ -50,6 +50,13 @@ def name_of(configuration: Sequence[str]) -> str:
     return "/".join(configuration)
 
 
+def spread(records: Sequence[Record], limit: int | None) -> list[Record]:
+    """`limit` records taken at even steps (every language and kind of document), or all."""
+    if not limit or limit >= len(records):
+        return list(records)
+    return [records[index * len(records) // limit] for index in range(limit)]
+
+
 def special_only(records: Sequence[Record], labels: set[str]) -> list[Record]:
     return [
         dataclasses.replace(r, spans=[s for s in r.spans if s.label in labels]) for r in records
@@ -133,14 +140,16 @@ def print_table(rows: list[list[str]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("gold", type=Path, help="gold JSONL or Parquet (docs/gold.md)")
-    parser.add_argument("--limit", type=int, default=None, help="first N gold documents")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="N gold documents, spread evenly over the set"
+    )
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
     parser.add_argument("--only", nargs="*", default=None, help="configurations to run")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args()
 
-    gold_all = load_records(args.gold, "GOLD")[: args.limit]
+    gold_all = spread(load_records(args.gold, "GOLD"), args.limit)
     packs = {code: load_language_pack(code) for code in {r.language for r in gold_all}}
     labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
     gold = special_only(gold_all, set(labels))

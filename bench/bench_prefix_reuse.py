@@ -69,7 +69,7 @@ def label_all(order: list[Record], name: str, answers: str, context: int) -> tup
     backend = make_backend(LlamaCppOptions(n_ctx=context))
     pack = load_language_pack("en")
     options = LabelOptions(strategy=name, context_tokens=context, answers=answers, backend=backend)
-    setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), options, backend)
+    setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), options)
     labeler = strategy(name).build(setup)
     prompt_tokens = completion_tokens = 0
     started = time.perf_counter()

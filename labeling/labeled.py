@@ -69,7 +69,9 @@ def reject_record(document: Record, outcome: StrategyOutcome, model: str | None)
     )
 
 
-def refused(document: Record, outcomes: Mapping[str, StrategyOutcome], model: str | None):
+def refused(
+    document: Record, outcomes: Mapping[str, StrategyOutcome], model: str | None
+) -> list[Record]:
     """The rejects of one labeled document: one per failed or flagged strategy."""
     return [
         reject_record(document, outcome, model)

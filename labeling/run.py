@@ -110,7 +110,7 @@ class LabelRun:
             pack = load_language_pack(language, self.options.prompts_dir)
             prompts = load_labeling(pack, needed=self.strategies)
             self.packs[language] = pack
-            setup = LabelerSetup(pack, prompts, self.options, self.options.backend)
+            setup = LabelerSetup(pack, prompts, self.options)
             for name in self.strategies:
                 self.labelers[(language, name)] = strategy(name).build(setup)
         for document in documents:

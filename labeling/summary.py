@@ -12,7 +12,7 @@ from typing import Any
 from gen.core.records import Record, Span
 from labeling.agreement import agreement
 from labeling.strategies import strategy
-from labeling.strategies.attempts import FAILED, FLAGGED, OK, StrategyOutcome
+from labeling.strategies.attempts import FLAGGED, OK, StrategyOutcome
 
 #: Statuses whose spans are an answer of the strategy (compared in agreement).
 ANSWERED = (OK, FLAGGED)
@@ -74,10 +74,6 @@ class LabelSummary:
             pair: {category: agreement(rows).to_dict() for category, rows in sorted(cats.items())}
             for pair, cats in pairs.items()
         }
-
-    def failures(self, name: str) -> int:
-        statuses = self.statuses.get(name, Counter())
-        return statuses[FAILED] + statuses[FLAGGED]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -146,5 +146,5 @@ def labeler(name: str, backend: Backend | None, language: str = "en", **options:
     """The labeler of strategy `name` for one language pack, as `gen label` builds it."""
     pack = load_language_pack(language)
     settings = LabelOptions(strategy=name, backend=backend, **options)
-    setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), settings, backend)
+    setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), settings)
     return strategy(name).build(setup)

@@ -22,7 +22,6 @@ from gen.core.errors import UsageError
 from gen.core.yamlio import StrictModel
 
 if TYPE_CHECKING:
-    from gen.backends.base import Backend
     from gen.core.packs import LanguagePack
     from gen.core.records import Record
     from labeling.config import LabelingPrompts
@@ -47,9 +46,8 @@ class LabelerSetup:
 
     pack: LanguagePack
     prompts: LabelingPrompts
+    #: `options.backend` is None only when no chosen strategy needs a model.
     options: LabelOptions
-    #: None only for strategies that declare `needs_model=False`.
-    backend: Backend | None
 
 
 @dataclass(frozen=True)

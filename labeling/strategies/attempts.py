@@ -134,9 +134,9 @@ class LlmLabeler:
     strategy: str
 
     def __init__(self, setup: LabelerSetup) -> None:
-        if setup.backend is None:
+        if setup.options.backend is None:
             raise UsageError(f"strategy {self.strategy} needs a model backend")
-        self.backend: Backend = setup.backend
+        self.backend: Backend = setup.options.backend
         self.pack = setup.pack
         self.prompts = setup.prompts
         self.options = setup.options

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, zip_longest
+from itertools import zip_longest
 
 from pydantic import Field, field_validator
 
@@ -137,6 +137,26 @@ class Answers:
         return self.labels[self.words.index(word)]
 
 
+def _taking_turns(groups: list[list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    return [item for row in zip_longest(*groups) for item in row if item is not None]
+
+
+def _unique(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return list(dict(items).items())
+
+
+def _spread(many: list[tuple[str, str]], few: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`few` inserted at even steps into `many`."""
+    merged: list[tuple[str, str]] = []
+    for index, item in enumerate(many):
+        merged.append(item)
+        due = (index + 1) * len(few) // max(1, len(many))
+        while len(merged) - index - 1 < due:
+            merged.append(few[len(merged) - index - 1])
+    merged.extend(few[len(merged) - len(many) :])
+    return merged
+
+
 def numbered(texts: Sequence[str]) -> str:
     return "\n".join(f"{number}. {text}" for number, text in enumerate(texts, 1))
 
@@ -191,25 +211,23 @@ class UnitPrompts:
         )
 
     def examples(self, category: str) -> list[tuple[str, str]]:
-        """(text, answer) of the examples shown: the category's own (own mode), or every
-        category's taking turns (all mode), each text once."""
+        """(text, answer) of the examples shown: the category's own in the pack's order
+        (own mode), or every category's (all mode): the categories take turns and the
+        not-sensitive examples are spread among them, so that no answer runs for long."""
         answers = self.answers(category)
-        names = [category] if self.mode == OWN else self.pack.categories.sensitive
-        per_category = [
-            [
-                (example.text, word if example.sensitive else answers.negative)
-                for example in self.config.examples[name]
+        if self.mode == OWN:
+            positive = answers.words[0]
+            return [
+                (example.text, positive if example.sensitive else answers.negative)
+                for example in self.config.examples[category]
             ]
-            for name, word in zip(names, answers.words, strict=False)
-        ]
-        taking_turns = chain.from_iterable(zip_longest(*per_category))
-        seen: set[str] = set()
-        shown = []
-        for item in taking_turns:
-            if item is not None and item[0] not in seen:
-                seen.add(item[0])
-                shown.append(item)
-        return shown
+        positives: list[list[tuple[str, str]]] = []
+        negatives: list[list[tuple[str, str]]] = []
+        for name, word in zip(self.pack.categories.sensitive, answers.words, strict=False):
+            examples = self.config.examples[name]
+            positives.append([(e.text, word) for e in examples if e.sensitive])
+            negatives.append([(e.text, answers.negative) for e in examples if not e.sensitive])
+        return _spread(_taking_turns(positives), _unique(_taking_turns(negatives)))
 
     def numbered_parts(self, category: str, texts: Sequence[str]) -> PromptParts:
         """Numbered units answered as `n: label` lines; all before the units is constant."""
