@@ -193,14 +193,19 @@ def tiny_transformers_model(folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("prompt", ["Passage: a sentence.\nLabel:", "Passage: other.\nLabel:"])
-def test_transformers_scores_agree_with_restricted_greedy_decoding(
-    tmp_path_factory: pytest.TempPathFactory, prompt: str
-) -> None:
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Backend:
     from gen.backends.transformers_backend import TransformersBackend
 
     folder = tiny_transformers_model(tmp_path_factory.mktemp("tiny"))
-    backend = TransformersBackend(folder, device="cpu", dtype="float32")
+    return TransformersBackend(folder, device="cpu", dtype="float32")
+
+
+@pytest.mark.parametrize("prompt", ["Passage: a sentence.\nLabel:", "Passage: other.\nLabel:"])
+def test_transformers_scores_agree_with_restricted_greedy_decoding(
+    tiny: Backend, prompt: str
+) -> None:
+    backend = tiny
     assert can_score_labels(backend)
     scores = backend.label_logprobs(prompt, LABELS)
     allowed = label_first_tokens(backend._token_ids, prompt, LABELS)
