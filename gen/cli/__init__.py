@@ -48,6 +48,7 @@ from gen.cli.label import label  # noqa: E402
 from gen.cli.queries import queries_command  # noqa: E402
 from gen.cli.review import review  # noqa: E402
 from gen.cli.stats import stats  # noqa: E402
+from gen.cli.train import train  # noqa: E402
 from gen.cli.wikipedia import wikipedia_command  # noqa: E402
 
 # In pipeline order, as `gen --help` lists them.
@@ -61,6 +62,7 @@ for command in (
     export,
     stats,
     eval_command,
+    train,
     inspect_command,
     review,
     bench,
