@@ -45,8 +45,18 @@ def detector_info(folder: Path) -> dict[str, Any]:
     return info
 
 
-def load_detector(folder: Path) -> Detector:
+def load_detector(
+    folder: Path, *, window: int | None = None, overlap: int | None = None
+) -> Detector:
+    """The detector in `folder`; `window`/`overlap` override the trained windowing."""
     from gen.train import trainer_class
 
     info = detector_info(folder)
+    if window is not None and overlap is None:
+        overlap = window // 4
+    window = window or info.get("window")
+    overlap = info.get("overlap") if overlap is None else overlap
+    if window is not None and overlap is not None and overlap >= window:
+        raise UsageError(f"--overlap {overlap} must be smaller than the window ({window})")
+    info.update({"window": window, "overlap": overlap})
     return trainer_class(info["trainer"])().load(Path(folder), info)

@@ -124,8 +124,8 @@ class SpacyTrainer:
             "dev_score": best.meta.get("performance", {}),
             "train_words": words,
             "steps_per_epoch": steps_per_epoch,
-            "window_words": WINDOW_WORDS,
-            "window_overlap": WINDOW_OVERLAP,
+            "window": WINDOW_WORDS,
+            "overlap": WINDOW_OVERLAP,
         }
 
     def load(self, folder: Path, info: dict[str, Any]) -> SpacyDetector:
@@ -136,8 +136,8 @@ class SpacyTrainer:
         return SpacyDetector(
             nlp,
             info["component"],
-            int(info.get("window_words", WINDOW_WORDS)),
-            int(info.get("window_overlap", WINDOW_OVERLAP)),
+            int(info.get("window") or WINDOW_WORDS),
+            int(info.get("overlap") if info.get("overlap") is not None else WINDOW_OVERLAP),
         )
 
 

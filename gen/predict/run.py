@@ -1,0 +1,169 @@
+"""`gen predict`: a trained detector applied to new texts.
+
+Inputs: a JSONL or Parquet file of records (at least `text`; `id` defaults to
+the line number), a record table folder (e.g. `RUN/labeled`), a run folder with
+`--split` (records of that split of its newest export, or `all` of the dataset),
+or a folder of `.txt` files (one document each, id = path inside the folder).
+The output is the same records with the detector's spans (`source = model`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gen.core.errors import UsageError
+from gen.core.progress import progress
+from gen.core.records import Record, check_spans
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable, write_atomic, write_records
+from gen.predict.detector import Detector
+
+BATCH = 32
+SPLITS = ("train", "dev", "test", "all")
+
+
+@dataclass
+class PredictReport:
+    documents: int
+    spans: int
+    seconds: float
+    out: Path
+
+    @property
+    def documents_per_second(self) -> float:
+        return self.documents / self.seconds if self.seconds else 0.0
+
+
+def _record(row: dict[str, Any], default_id: str, where: str) -> Record:
+    text = row.get("text")
+    if not isinstance(text, str):
+        raise UsageError(f"{where}: expected a record with a `text` string")
+    meta = row.get("meta") or {}
+    return Record(
+        id=str(row.get("id") or default_id),
+        text=text,
+        category=str(row.get("category") or ""),
+        doc_type=str(row.get("doc_type") or ""),
+        language=str(row.get("language") or ""),
+        source=str(row.get("source") or "import"),
+        group=row.get("group"),
+        meta=json.loads(meta) if isinstance(meta, str) else dict(meta),
+    )
+
+
+def _jsonl(path: Path) -> Iterator[Record]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise UsageError(f"{path}: line {number}: expected a JSON object")
+            yield _record(row, f"line-{number}", f"{path}: line {number}")
+
+
+def _parquet(path: Path) -> list[Record]:
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise UsageError(f"cannot read {path}: expected a Parquet file of records ({exc})") from None
+    return [_record(row, f"row-{i}", f"{path}: row {i}") for i, row in enumerate(rows, 1)]
+
+
+def _text_files(folder: Path) -> list[Record]:
+    files = sorted(p for p in folder.rglob("*.txt") if p.is_file())
+    if not files:
+        raise UsageError(f"{folder} holds no .txt files")
+    records = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{path}: not UTF-8 text") from None
+        records.append(_record({"text": text}, path.relative_to(folder).as_posix(), str(path)))
+    return records
+
+
+def _run_split(run: Path, split: str) -> list[Record]:
+    paths = RunPaths(run)
+    records = RecordTable(paths.dataset).read()
+    if split == "all":
+        return records
+    manifests = sorted(paths.export.glob("*/manifest.json"), key=lambda p: p.stat().st_mtime)
+    if not manifests:
+        raise UsageError(f"{run} has no export yet: run gen export, or pass --split all")
+    ids = json.loads(manifests[-1].read_text(encoding="utf-8"))["splits"].get(split)
+    if ids is None:
+        raise UsageError(f"the newest export of {run} ({manifests[-1].parent}) has no {split} split")
+    wanted = set(ids)
+    return [r for r in records if r.id in wanted]
+
+
+def read_inputs(path: Path, split: str = "test") -> list[Record]:
+    """The records of INPUT, whatever its form (see the module docstring)."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"input {path} not found")
+    if path.is_dir():
+        if (path / "dataset").is_dir():
+            return _run_split(path, split)
+        if RecordTable(path).shard_paths():
+            return RecordTable(path).read()
+        return _text_files(path)
+    if path.suffix == ".jsonl":
+        return list(_jsonl(path))
+    if path.suffix == ".parquet":
+        return _parquet(path)
+    raise UsageError(
+        f"input {path}: expected a .jsonl or .parquet file, a run or record folder, "
+        "or a folder of .txt files"
+    )
+
+
+def predict_records(detector: Detector, records: Sequence[Record]) -> list[Record]:
+    """The records with the detector's spans in place of theirs, checked."""
+    out = []
+    with progress("predict", len(records)) as bar:
+        for start in range(0, len(records), BATCH):
+            batch = records[start : start + BATCH]
+            for record, spans in zip(
+                batch, detector.predict([r.text for r in batch]), strict=True
+            ):
+                check_spans(record.text, spans, record_id=record.id)
+                out.append(replace(record, spans=spans))
+            bar.advance(len(batch))
+    return out
+
+
+def write_predictions(path: Path, records: Sequence[Record]) -> None:
+    """JSONL (one record per line) or Parquet, by the file's suffix; whole or nothing."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        write_records(path, records)
+    elif path.suffix == ".jsonl":
+        lines = "".join(json.dumps(r.to_row(), ensure_ascii=False) + "\n" for r in records)
+        write_atomic(path, lines.encode())
+    else:
+        raise UsageError(f"--out {path}: expected a .jsonl or .parquet file name")
+
+
+def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:
+    if Path(out).suffix not in (".jsonl", ".parquet"):
+        raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
+    records = read_inputs(source, split)
+    started = time.perf_counter()
+    predicted = predict_records(detector, records)
+    seconds = time.perf_counter() - started
+    write_predictions(out, predicted)
+    return PredictReport(len(predicted), sum(len(r.spans) for r in predicted), seconds, Path(out))
