@@ -1,0 +1,344 @@
+"""The transformers trainer: token classification with the Hugging Face `Trainer`.
+
+It fine-tunes `AutoModelForTokenClassification` from a local `--base-model` folder
+(nothing is downloaded) on the `hf-tokens` export made with that model's own
+tokenizer: windows of `--length` tokens overlapping by `--stride` (thesis best:
+100 and 20), the label on each word's first sub-token. The loss is cross-entropy
+weighted per tag (`--class-weights`: inverse tag frequency by default, as the
+thesis's weighted softmax, since almost every token is `O`). Dev is scored with
+seqeval after each epoch and the best epoch is kept. Checkpoints are saved each
+epoch in the work folder, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, ClassVar
+
+from gen.core.errors import UsageError
+from gen.core.progress import progress
+from gen.core.records import Span
+from gen.export.formats.hf_tokens import IGNORED
+from gen.export.run import ExportOptions
+from gen.predict.detector import SOURCE
+from gen.predict.windows import Window, merge_windows
+from gen.text.words import OUTSIDE, spans_from_tags
+from gen.train import TrainSettings, require
+from gen.train.data import TrainingData
+
+torch = require("torch", "transformers")
+transformers = require("transformers", "transformers")
+
+transformers.logging.set_verbosity_error()
+transformers.utils.logging.disable_progress_bar()
+
+DEFAULT_BATCH = 16
+DEFAULT_LEARNING_RATE = 5e-5
+
+
+def _base_folder(settings: TrainSettings) -> Path:
+    if not settings.base_model:
+        raise UsageError(
+            "--trainer transformers needs --base-model DIR: a local model folder with its "
+            "tokenizer (e.g. a multilingual BERT or XLM-R checkpoint)"
+        )
+    folder = Path(settings.base_model).expanduser().resolve()
+    if not (folder / "config.json").is_file():
+        raise UsageError(
+            f"base model {settings.base_model} not found: expected a folder with config.json"
+        )
+    return folder
+
+
+def device_for(name: str) -> str:
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda: torch sees no CUDA device")
+    return name
+
+
+def class_weights(
+    setting: str, tags: Sequence[str], rows: Sequence[dict[str, Any]]
+) -> list[float] | None:
+    """Per-tag loss weights: None, inverse frequency (N / (K * n_tag)), or a JSON file."""
+    if setting == "none":
+        return None
+    if setting == "inverse":
+        counts = Counter(label for row in rows for label in row["labels"] if label != IGNORED)
+        total = sum(counts.values())
+        return [total / (len(tags) * counts[i]) if counts[i] else 1.0 for i in range(len(tags))]
+    try:
+        given = json.loads(Path(setting).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"--class-weights {setting}: expected a JSON object {{tag: weight}} ({exc})"
+        ) from None
+    unknown = set(given) - set(tags) if isinstance(given, dict) else {"(not an object)"}
+    if unknown:
+        raise UsageError(
+            f"--class-weights {setting}: unknown tags {sorted(unknown)}; tags: {', '.join(tags)}"
+        )
+    return [float(given.get(tag, 1.0)) for tag in tags]
+
+
+class WeightedLossTrainer(transformers.Trainer):
+    """`Trainer` with a per-tag weighted cross-entropy."""
+
+    def __init__(self, *args: Any, tag_weights: list[float] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tag_weights = tag_weights
+
+    def compute_loss(
+        self, model: Any, inputs: dict[str, Any], return_outputs: bool = False, **kwargs: Any
+    ) -> Any:
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+        logits = outputs.logits
+        weight = (
+            None
+            if self.tag_weights is None
+            else torch.tensor(self.tag_weights, device=logits.device, dtype=logits.dtype)
+        )
+        loss = torch.nn.functional.cross_entropy(
+            logits.view(-1, logits.shape[-1]), labels.view(-1), weight=weight, ignore_index=IGNORED
+        )
+        return (loss, outputs) if return_outputs else loss
+
+
+class _ProgressCallback(transformers.TrainerCallback):
+    def __init__(self, bar: Any) -> None:
+        self.bar = bar
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.bar.advance(1, epoch=f"{state.epoch:.1f}")
+
+    def on_evaluate(
+        self, args: Any, state: Any, control: Any, metrics: dict | None = None, **kwargs: Any
+    ) -> None:
+        if metrics and "eval_f1" in metrics:
+            self.bar.update(dev=f"{metrics['eval_f1']:.3f}")
+
+
+def _seqeval(tags: Sequence[str]) -> Any:
+    seqeval = require("seqeval.metrics", "transformers")
+
+    def compute(prediction: Any) -> dict[str, float]:
+        logits, labels = prediction
+        predicted = logits.argmax(-1)
+        gold_seqs, pred_seqs = [], []
+        for gold_row, pred_row in zip(labels, predicted, strict=True):
+            kept = [(g, p) for g, p in zip(gold_row, pred_row, strict=True) if g != IGNORED]
+            gold_seqs.append([tags[g] for g, _ in kept])
+            pred_seqs.append([tags[p] for _, p in kept])
+        return {
+            "precision": seqeval.precision_score(gold_seqs, pred_seqs, zero_division=0),
+            "recall": seqeval.recall_score(gold_seqs, pred_seqs, zero_division=0),
+            "f1": seqeval.f1_score(gold_seqs, pred_seqs, zero_division=0),
+        }
+
+    return compute
+
+
+class TransformersTrainer:
+    name: ClassVar[str] = "transformers"
+    export_format: ClassVar[str] = "hf-tokens"
+    export_keys: ClassVar[tuple[str, ...]] = ("tokenizer", "length", "stride", "scheme")
+
+    def export_options(self, settings: TrainSettings) -> ExportOptions:
+        return ExportOptions(
+            tokenizer=_base_folder(settings), length=settings.length, stride=settings.stride
+        )
+
+    def fit(
+        self, data: TrainingData, folder: Path, settings: TrainSettings, work: Path
+    ) -> dict[str, Any]:
+        import pyarrow.parquet as pq
+
+        base = _base_folder(settings)
+        device = device_for(settings.device)
+        tags = (data.folder / "labels.txt").read_text(encoding="utf-8").split()
+        keep = set(data.train_ids)
+        columns = ["input_ids", "attention_mask", "labels"]
+        train_rows = [
+            r
+            for r in pq.read_table(data.folder / "train.parquet").to_pylist()
+            if r["record_id"] in keep
+        ]
+        dev_rows = pq.read_table(data.folder / "dev.parquet").to_pylist()
+        if not train_rows:
+            raise UsageError(f"the train split of {data.folder} has no windows")
+        tokenizer = transformers.AutoTokenizer.from_pretrained(base, local_files_only=True)
+        model = transformers.AutoModelForTokenClassification.from_pretrained(
+            base,
+            num_labels=len(tags),
+            id2label=dict(enumerate(tags)),
+            label2id={tag: i for i, tag in enumerate(tags)},
+            local_files_only=True,
+            ignore_mismatched_sizes=True,
+        )
+        batch = settings.batch_size or DEFAULT_BATCH
+        steps = settings.epochs * math.ceil(len(train_rows) / batch)
+        checkpoints = work / "checkpoints"
+        key = hashlib.sha256(json.dumps([asdict(settings), sorted(keep)]).encode()).hexdigest()
+        key_file = work / "settings.sha256"
+        if not key_file.is_file() or key_file.read_text() != key:
+            shutil.rmtree(checkpoints, ignore_errors=True)
+            key_file.write_text(key)
+        cuda = device == "cuda"
+        args = transformers.TrainingArguments(
+            output_dir=str(checkpoints),
+            num_train_epochs=settings.epochs,
+            per_device_train_batch_size=batch,
+            per_device_eval_batch_size=batch,
+            learning_rate=settings.learning_rate or DEFAULT_LEARNING_RATE,
+            weight_decay=0.01,
+            eval_strategy="epoch",
+            save_strategy="epoch",
+            save_total_limit=2,
+            load_best_model_at_end=True,
+            metric_for_best_model="f1",
+            seed=settings.seed,
+            use_cpu=not cuda,
+            bf16=cuda and torch.cuda.is_bf16_supported(),
+            fp16=cuda and not torch.cuda.is_bf16_supported(),
+            report_to=[],
+            disable_tqdm=True,
+            logging_strategy="no",
+        )
+        callbacks: list[Any] = []
+        if settings.patience:
+            callbacks.append(transformers.EarlyStoppingCallback(settings.patience))
+        with progress("train transformers", steps) as bar:
+            trainer = WeightedLossTrainer(
+                model=model,
+                args=args,
+                train_dataset=[{k: r[k] for k in columns} for r in train_rows],
+                eval_dataset=[{k: r[k] for k in columns} for r in dev_rows],
+                data_collator=transformers.DataCollatorForTokenClassification(tokenizer),
+                compute_metrics=_seqeval(tags),
+                callbacks=[*callbacks, _ProgressCallback(bar)],
+                tag_weights=class_weights(settings.class_weights, tags, train_rows),
+            )
+            trainer.remove_callback(transformers.PrinterCallback)
+            resume = any(checkpoints.glob("checkpoint-*"))
+            trainer.train(resume_from_checkpoint=True if resume else None)
+        dev = trainer.evaluate()
+        trainer.save_model(str(folder / "model"))
+        tokenizer.save_pretrained(str(folder / "model"))
+        return {
+            "labels": sorted({tag.partition("-")[2] for tag in tags if tag != OUTSIDE}),
+            "tags": tags,
+            "base_model": str(base),
+            "device": device,
+            "dev_score": {k: round(v, 4) for k, v in dev.items() if isinstance(v, float)},
+            "train_windows": len(train_rows),
+            "window": settings.length,
+            "overlap": settings.stride,
+            "resumed": resume,
+        }
+
+    def load(self, folder: Path, info: dict[str, Any]) -> TransformersDetector:
+        return TransformersDetector(
+            Path(folder) / "model",
+            device_for(info.get("device_for_prediction", "auto")),
+            int(info.get("window") or 100),
+            int(info.get("overlap") or 0),
+        )
+
+
+class TransformersDetector:
+    """Windows by the model's tokenizer; a word takes its first sub-token's tag; a span's
+    score is the mean probability of its words' tags."""
+
+    def __init__(self, folder: Path, device: str, window: int, overlap: int) -> None:
+        try:
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                folder, local_files_only=True
+            )
+            self.model = transformers.AutoModelForTokenClassification.from_pretrained(
+                folder, local_files_only=True
+            )
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot load the model in {folder}: {exc}") from None
+        self.model.to(device).eval()
+        self.device = device
+        self.window = window
+        self.overlap = overlap
+        self.tags = [self.model.config.id2label[i] for i in range(self.model.config.num_labels)]
+        self.labels = sorted({t.partition("-")[2] for t in self.tags if t != OUTSIDE})
+
+    def predict(self, texts: Sequence[str]) -> list[list[Span]]:
+        return [self._predict_one(text) for text in texts]
+
+    def _predict_one(self, text: str) -> list[Span]:
+        if not text.strip():
+            return []
+        special = self.tokenizer.num_special_tokens_to_add()
+        encoding = self.tokenizer(
+            text,
+            truncation=True,
+            max_length=self.window,
+            stride=min(self.overlap, max(self.window - special - 1, 0)),
+            return_overflowing_tokens=True,
+            return_offsets_mapping=True,
+            padding=True,
+            return_tensors="pt",
+        )
+        offsets = encoding.pop("offset_mapping").tolist()
+        encoding.pop("overflow_to_sample_mapping", None)
+        with torch.no_grad():
+            inputs = {k: v.to(self.device) for k, v in encoding.items()}
+            probabilities = self.model(**inputs).logits.softmax(-1).cpu()
+        windows, found = [], []
+        for index, window_offsets in enumerate(offsets):
+            word_ids = encoding.word_ids(index)
+            words, tags, scores = self._words(window_offsets, word_ids, probabilities[index])
+            if not words:
+                continue
+            windows.append(Window(words[0][0], words[-1][1]))
+            found.append(self._spans(text, words, tags, scores))
+        return merge_windows(len(text), windows, found)
+
+    def _words(
+        self, offsets: list[list[int]], word_ids: list[int | None], probs: Any
+    ) -> tuple[list[tuple[int, int]], list[str], list[float]]:
+        """Character range, tag and probability of each word of a window (first sub-token)."""
+        words: list[list[int]] = []
+        tags: list[str] = []
+        scores: list[float] = []
+        previous = None
+        for position, (word, (start, end)) in enumerate(zip(word_ids, offsets, strict=True)):
+            if word is None or start == end:
+                continue
+            if word == previous:
+                words[-1][1] = max(words[-1][1], end)
+                continue
+            previous = word
+            best = int(probs[position].argmax())
+            words.append([start, end])
+            tags.append(self.tags[best])
+            scores.append(float(probs[position][best]))
+        return [(a, b) for a, b in words], tags, scores
+
+    @staticmethod
+    def _spans(
+        text: str, words: list[tuple[int, int]], tags: list[str], scores: list[float]
+    ) -> list[Span]:
+        spans = []
+        for span in spans_from_tags(words, tags, source=SOURCE):
+            inside = [
+                s
+                for (a, b), s in zip(words, scores, strict=True)
+                if span.start <= a and b <= span.end
+            ]
+            score = round(sum(inside) / len(inside), 4) if inside else None
+            spans.append(Span(span.start, span.end, span.label, SOURCE, score=score))
+        return [s for s in spans if text[s.start : s.end].strip()]
