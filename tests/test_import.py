@@ -18,7 +18,10 @@ from gen.export.run import ExportOptions
 from gen.importing import RecordDefaults
 from gen.importing.run import import_files, read_files
 
-TEXT = "Cara Ñusta Müller, la TAC del 3 maggio mostra una frattura 😀; IBAN IT60X0542811101000000123456."
+TEXT = (
+    "Cara Ñusta Müller, la TAC del 3 maggio mostra una frattura 😀; "
+    "IBAN IT60X0542811101000000123456."
+)
 
 
 def _gold_records() -> list[Record]:
@@ -161,18 +164,23 @@ def test_cli_imports_documents_and_gold_into_the_run_once(tmp_path):
     assert _key(RecordTable(RunPaths(run).gold).read()) == _key(_gold_records())
 
 
+def _line(text: str, *spans: tuple[object, int, str]) -> str:
+    rows = [{"start": start, "end": end, "label": label} for start, end, label in spans]
+    return json.dumps({"id": "a", "text": text, "spans": rows}) + "\n"
+
+
 BAD_INPUTS = [
-    ("bad.jsonl", '{"id": "a", "text": "abc"}\n{"id": "b", "text": "abc"\n', "bad.jsonl: line 2: not valid JSON"),
-    ("nospan.jsonl", '{"id": "a", "text": "abc", "spans": [{"start": 1, "end": 9, "label": "x"}]}\n', "line 1: record a: span 1-9"),
-    ("blank.jsonl", '{"id": "a", "text": "a  b", "spans": [{"start": 1, "end": 3, "label": "x"}]}\n', "covers only whitespace"),
-    ("overlap.jsonl", '{"id": "a", "text": "abcdef", "spans": [{"start": 0, "end": 3, "label": "x"}, {"start": 2, "end": 4, "label": "y"}]}\n', "overlap"),
+    ("bad.jsonl", '{"id": "a", "text": "abc"}\n{"id": "b"\n', "bad.jsonl: line 2: not valid JSON"),
+    ("outside.jsonl", _line("abc", (1, 9, "x")), "line 1: record a: span 1-9"),
+    ("blank.jsonl", _line("a  b", (1, 3, "x")), "covers only whitespace"),
+    ("overlap.jsonl", _line("abcdef", (0, 3, "x"), (2, 4, "y")), "overlap"),
     ("noid.jsonl", '{"text": "abc"}\n', "line 1: expected a non-empty string `id`"),
-    ("types.jsonl", '{"id": "a", "text": "abc", "spans": [{"start": "0", "end": 1, "label": "x"}]}\n', "expected integer start"),
+    ("types.jsonl", _line("abc", ("0", 1, "x")), "expected integer start"),
     ("tag.conll", "Anna\tB-PERSON\nRossi\tPERSON\n", "tag.conll: line 2: tag 'PERSON'"),
     ("cols.conll", "Anna\n", "cols.conll: line 1: expected a token and a tag"),
     ("broken.spacy", "not a docbin", "broken.spacy: not a spaCy DocBin"),
     ("data.xml", "<a/>", "no reader for .xml"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("name", "content", "message"), BAD_INPUTS)

@@ -57,8 +57,19 @@ def trained(run, heldout):
     out = run / "models" / "ner"
     result = CliRunner().invoke(
         main,
-        ["train", "--run", str(run), "--out", str(out), "--gold", str(heldout), "--epochs", "12"]
-        + ["--learning-curve", "0.5,1.0"],
+        [
+            "train",
+            "--run",
+            str(run),
+            "--out",
+            str(out),
+            "--gold",
+            str(heldout),
+            "--epochs",
+            "12",
+            "--learning-curve",
+            "0.5,1.0",
+        ],
     )
     assert result.exit_code == 0, result.output
     return out, result.output

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tiny_bert import make_tiny_bert
 
 from gen.cli import main
 from gen.core.packs import default_prompts_dir
@@ -15,7 +16,6 @@ from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.predict.detector import load_detector
 from scraping.queries.generate import generate_queries
-from tiny_bert import make_tiny_bert
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -37,11 +37,14 @@ def base(run, tmp_path_factory) -> Path:
 
 
 def _train(run: Path, base: Path, out: Path, *extra: str):
+    options = ["--epochs", "1", "--length", "32", "--stride", "8", "--device", "cpu", *extra]
     return CliRunner().invoke(
         main,
-        ["train", "--run", str(run), "--trainer", "transformers", "--base-model", str(base)]
-        + ["--out", str(out), "--epochs", "1", "--length", "32", "--stride", "8", "--device", "cpu"]
-        + list(extra),
+        [
+            *("train", "--run", str(run), "--out", str(out)),
+            *("--trainer", "transformers", "--base-model", str(base)),
+            *options,
+        ],
     )
 
 

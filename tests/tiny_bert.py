@@ -14,7 +14,9 @@ def make_tiny_bert(folder: Path, texts: Sequence[str]) -> Path:
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=False)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=400, special_tokens=specials))
+    tokenizer.train_from_iterator(
+        texts, trainers.WordPieceTrainer(vocab_size=400, special_tokens=specials)
+    )
     tokenizer.post_processor = processors.BertProcessing(
         ("[SEP]", tokenizer.token_to_id("[SEP]")), ("[CLS]", tokenizer.token_to_id("[CLS]"))
     )

@@ -24,7 +24,7 @@ class RunPaths:
 
     @property
     def gold(self) -> Path:
-        """Hand-checked records (`gen import --as gold`): what detectors and labels are scored on."""
+        """Hand-checked records (`gen import --as gold`), to score labels and detectors on."""
         return self.root / "gold"
 
     @property

@@ -80,4 +80,6 @@ def reader_for(path: Path, name: str | None = None) -> Reader:
         if path.suffix.lower() in reader.suffixes:
             return reader
     known = ", ".join(s for r in available for s in r.suffixes)
-    raise UsageError(f"{path}: no reader for {path.suffix or 'files without a suffix'} (known: {known})")
+    raise UsageError(
+        f"{path}: no reader for {path.suffix or 'files without a suffix'} (known: {known})"
+    )

@@ -64,12 +64,12 @@ def import_files(
     run: Path,
     paths: Sequence[Path],
     target: str,
-    defaults: RecordDefaults = RecordDefaults(),
+    defaults: RecordDefaults | None = None,
     format_name: str | None = None,
 ) -> ImportReport:
     """Add the records of `paths` to `RUN/documents` or `RUN/gold`; ids already there are
     kept as they are (re-importing a file adds nothing)."""
-    records = read_files(paths, target, defaults, format_name)
+    records = read_files(paths, target, defaults or RecordDefaults(), format_name)
     paths_of = RunPaths(Path(run))
     table_path = paths_of.documents if target == "documents" else paths_of.gold
     report = ImportReport(table=table_path)

@@ -77,7 +77,9 @@ def _parquet(path: Path) -> list[Record]:
     try:
         rows = pq.read_table(path).to_pylist()
     except (OSError, pa.ArrowException) as exc:
-        raise UsageError(f"cannot read {path}: expected a Parquet file of records ({exc})") from None
+        raise UsageError(
+            f"cannot read {path}: expected a Parquet file of records ({exc})"
+        ) from None
     return [_record(row, f"row-{i}", f"{path}: row {i}") for i, row in enumerate(rows, 1)]
 
 
@@ -105,7 +107,9 @@ def _run_split(run: Path, split: str) -> list[Record]:
         raise UsageError(f"{run} has no export yet: run gen export, or pass --split all")
     ids = json.loads(manifests[-1].read_text(encoding="utf-8"))["splits"].get(split)
     if ids is None:
-        raise UsageError(f"the newest export of {run} ({manifests[-1].parent}) has no {split} split")
+        raise UsageError(
+            f"the newest export of {run} ({manifests[-1].parent}) has no {split} split"
+        )
     wanted = set(ids)
     return [r for r in records if r.id in wanted]
 
@@ -137,9 +141,7 @@ def predict_records(detector: Detector, records: Sequence[Record]) -> list[Recor
     with progress("predict", len(records)) as bar:
         for start in range(0, len(records), BATCH):
             batch = records[start : start + BATCH]
-            for record, spans in zip(
-                batch, detector.predict([r.text for r in batch]), strict=True
-            ):
+            for record, spans in zip(batch, detector.predict([r.text for r in batch]), strict=True):
                 check_spans(record.text, spans, record_id=record.id)
                 out.append(replace(record, spans=spans))
             bar.advance(len(batch))

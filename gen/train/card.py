@@ -7,51 +7,41 @@ from dataclasses import asdict
 from typing import Any
 
 from gen.train import TrainSettings
-from gen.train.curve import CurvePoint, curve_markdown, summarize
+from gen.train.curve import CurvePoint, curve_markdown, markdown_table, summarize
 from gen.train.scoring import ScoredSet
+
+LABEL_COLUMNS = ("label", "support (tokens)", "token P", "token R", "token F1", "doc F1")
+ENTITY_COLUMNS = ("strict F1", "partial F1")
 
 
 def _metric_table(scored: Sequence[ScoredSet]) -> list[str]:
-    rows = [(s.name, summarize(s.evaluation)) for s in scored]
-    metrics = list(rows[0][1]) if rows else []
-    lines = [
-        "| set | documents | " + " | ".join(metrics) + " |",
-        "|---|---:|" + "---:|" * len(metrics),
+    summaries = [summarize(s.evaluation) for s in scored]
+    metrics = list(summaries[0]) if summaries else []
+    rows = [
+        [s.name, s.documents, *(summary[m] for m in metrics)]
+        for s, summary in zip(scored, summaries, strict=True)
     ]
-    for (name, values), s in zip(rows, scored, strict=True):
-        lines.append(
-            f"| {name} | {s.documents} | " + " | ".join(f"{values[m]:.3f}" for m in metrics) + " |"
-        )
-    return lines
+    return markdown_table(["set", "documents", *metrics], rows)
 
 
 def _label_table(scored: ScoredSet) -> list[str]:
     report = scored.evaluation.groups["all"]
-    lines = [
-        f"### {scored.name}: per label",
-        "",
-        "| label | support (tokens) | token P | token R | token F1 | doc F1 | strict F1 | partial F1 |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    rows = []
     for label, tokens in report.token_scores.per_label.items():
-        doc = report.document_scores.per_label.get(label)
-        strict = report.entities["strict"].per_label.get(label)
-        partial = report.entities["partial"].per_label.get(label)
-        lines.append(
-            f"| {label} | {tokens.support} | {tokens.precision:.3f} | {tokens.recall:.3f} | "
-            f"{tokens.f1:.3f} | {doc.f1 if doc else 0:.3f} | {strict.f1 if strict else 0:.3f} | "
-            f"{partial.f1 if partial else 0:.3f} |"
+        document = report.document_scores.per_label.get(label)
+        entity = [report.entities[s].per_label.get(label) for s in ("strict", "partial")]
+        rows.append(
+            [label, tokens.support, tokens.precision, tokens.recall, tokens.f1]
+            + [document.f1 if document else 0.0]
+            + [e.f1 if e else 0.0 for e in entity]
         )
-    if scored.ignored_labels:
-        lines += [
-            "",
-            f"Predictions of labels the set never uses were left out: {', '.join(scored.ignored_labels)}.",
-        ]
-    if scored.unknown_labels:
-        lines += [
-            "",
-            f"Labels of the set the model never learned (all missed): {', '.join(scored.unknown_labels)}.",
-        ]
+    lines = [f"### {scored.name}: per label", ""]
+    lines += markdown_table([*LABEL_COLUMNS, *ENTITY_COLUMNS], rows)
+    notes = (
+        ("Predictions of labels the set never uses were left out", scored.ignored_labels),
+        ("Labels of the set the model never learned (all missed)", scored.unknown_labels),
+    )
+    lines += [f"\n{note}: {', '.join(labels)}." for note, labels in notes if labels]
     return lines
 
 
@@ -63,9 +53,10 @@ def model_card(
     train_seconds: float,
     curve: Sequence[CurvePoint] = (),
 ) -> str:
+    title = f"# Detector: {settings.trainer} {info.get('component', '')}".rstrip()
+    counts = ", ".join(f"{name} {count}" for name, count in data["counts"].items())
     lines = [
-        f"# Detector: {settings.trainer}"
-        + (f" {info['component']}" if "component" in info else ""),
+        title,
         "",
         "Trained by `gen train` on a synthetic dataset of fictional documents. Scores below are "
         "measured, not promised: check them on your own documents before relying on the model.",
@@ -73,7 +64,7 @@ def model_card(
         "## Data",
         "",
         f"- run: `{data['run']}`, export: `{data['export']}`",
-        "- records: " + ", ".join(f"{name} {count}" for name, count in data["counts"].items()),
+        f"- records: {counts}",
         f"- trained on {data['train_records']} train records",
         f"- labels: {', '.join(info.get('labels', []))}",
         "",
@@ -92,14 +83,7 @@ def model_card(
     ]
     for item in scored:
         lines += [*_label_table(item), ""]
-        lines.append(f"Prediction: {item.documents_per_second:.1f} documents/s.")
-        lines.append("")
+        lines += [f"Prediction: {item.documents_per_second:.1f} documents/s.", ""]
     if curve:
-        lines += [
-            "## Learning curve",
-            "",
-            curve_markdown(curve),
-            "![learning curve](curve.png)",
-            "",
-        ]
-    return "\n".join(lines)
+        lines += ["## Learning curve", "", curve_markdown(curve), "![learning curve](curve.png)"]
+    return "\n".join(lines) + "\n"

@@ -72,24 +72,32 @@ class CurveState:
         )
 
 
+CURVE_METRICS = ("token micro F1", "binary F1", "strict F1")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    """A Markdown table; floats with three decimals, the first column left-aligned."""
+
+    def cell(value: object) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    return [
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+        *("| " + " | ".join(map(cell, row)) + " |" for row in rows),
+    ]
+
+
 def curve_markdown(points: Sequence[CurvePoint]) -> str:
     sets = sorted({name for p in points for name in p.scores})
-    header = ["share", "train records", "train seconds"] + [
-        f"{name}: {metric}"
-        for name in sets
-        for metric in ("token micro F1", "binary F1", "strict F1")
+    header = ["share", "train records", "train seconds"]
+    header += [f"{name}: {metric}" for name in sets for metric in CURVE_METRICS]
+    rows = [
+        [f"{p.share:g}", p.records, f"{p.seconds:.1f}"]
+        + [p.scores.get(name, {}).get(metric, "") for name in sets for metric in CURVE_METRICS]
+        for p in sorted(points, key=lambda p: p.share)
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
-    for p in sorted(points, key=lambda p: p.share):
-        cells = [f"{p.share:g}", str(p.records), f"{p.seconds:.1f}"]
-        for name in sets:
-            scores = p.scores.get(name, {})
-            cells += [
-                f"{scores[m]:.3f}" if m in scores else ""
-                for m in ("token micro F1", "binary F1", "strict F1")
-            ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(markdown_table(header, rows)) + "\n"
 
 
 def write_curve(folder: Path, points: Sequence[CurvePoint]) -> None:

@@ -74,9 +74,7 @@ class ConllReader:
                 raise ImportFileError(path, f"token {token!r} contains whitespace", number)
             _check_tag(path, tag, number)
             documents[-1][-1].append((token, tag, number))
-        return [
-            [s for s in sentences if s] for sentences in documents if any(s for s in sentences)
-        ]
+        return [[s for s in sentences if s] for sentences in documents if any(s for s in sentences)]
 
 
 def _check_tag(path: Path, tag: str, number: int) -> None:

@@ -25,7 +25,9 @@ class DocBinReader:
             import spacy
             from spacy.tokens import DocBin
         except ImportError:
-            raise UsageError("reading .spacy files needs spaCy: pip install 'gen[export]'") from None
+            raise UsageError(
+                "reading .spacy files needs spaCy: pip install 'gen[export]'"
+            ) from None
         try:
             docs = list(DocBin().from_disk(path).get_docs(spacy.blank("xx").vocab))
         except (ValueError, KeyError, OSError) as exc:
