@@ -100,6 +100,8 @@ def train(
     shares = parse_shares(curve) if curve else None
     settings = TrainSettings(**options)  # type: ignore[arg-type]
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
+    if report.reexported:
+        click.echo(f"export written first ({report.reexported})")
     click.echo(f"trained in {report.train_seconds:.1f} s -> {report.folder}")
     for scored in report.scored:
         metrics = ", ".join(f"{k} {v:.3f}" for k, v in summarize(scored.evaluation).items())

@@ -135,10 +135,12 @@ def read_inputs(path: Path, split: str = "test") -> list[Record]:
     )
 
 
-def predict_records(detector: Detector, records: Sequence[Record]) -> list[Record]:
+def predict_records(
+    detector: Detector, records: Sequence[Record], *, description: str = "predict"
+) -> list[Record]:
     """The records with the detector's spans in place of theirs, checked."""
     out = []
-    with progress("predict", len(records)) as bar:
+    with progress(description, len(records)) as bar:
         for start in range(0, len(records), BATCH):
             batch = records[start : start + BATCH]
             for record, spans in zip(batch, detector.predict([r.text for r in batch]), strict=True):

@@ -37,6 +37,8 @@ class TrainingData:
     splits: dict[str, list[Record]]
     #: The train ids this model learns from (a share of them for a learning curve).
     train_ids: list[str] = field(default_factory=list)
+    #: Why the export was written again before training (None: it was up to date).
+    reexported: str | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -105,7 +107,7 @@ def load_training_data(
 ) -> TrainingData:
     """The export (fresh) and the dataset records of its splits; one clear error for a
     missing split or an empty train split."""
-    folder, _ = prepare_export(run, format_name, options, keys)
+    folder, reason = prepare_export(run, format_name, options, keys)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     split_ids: dict[str, list[str]] = manifest["splits"]
     present = ", ".join(split_ids) or "none"
@@ -123,4 +125,4 @@ def load_training_data(
         )
     dataset = {r.id: r for r in RecordTable(RunPaths(Path(run)).dataset).read()}
     splits = {name: [dataset[i] for i in ids if i in dataset] for name, ids in split_ids.items()}
-    return TrainingData(folder, manifest, splits, sorted(split_ids["train"]))
+    return TrainingData(folder, manifest, splits, sorted(split_ids["train"]), reason)

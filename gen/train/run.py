@@ -36,7 +36,8 @@ class TrainReport:
     train_seconds: float
     scored: list[ScoredSet]
     curve: list[CurvePoint] = field(default_factory=list)
-    export_note: str | None = None
+    #: Why the export was written again first (None: it was up to date).
+    reexported: str | None = None
 
 
 def default_out(run: Path, settings: TrainSettings) -> Path:
@@ -78,7 +79,7 @@ def train_detector(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
-    return TrainReport(out, info, seconds, scored, curve)
+    return TrainReport(out, info, seconds, scored, curve, data.reexported)
 
 
 def _train_and_score(

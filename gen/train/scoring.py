@@ -11,6 +11,7 @@ from gen.core.errors import UsageError
 from gen.core.records import Record
 from gen.evaluate.run import NEGATIVE_LABELS, Evaluation, evaluate, load_records
 from gen.predict.detector import Detector
+from gen.predict.run import predict_records
 
 
 @dataclass
@@ -57,13 +58,12 @@ def score_detector(
     predictions of labels the gold set never uses are left out: it cannot say
     whether they are right."""
     started = time.perf_counter()
-    predicted = detector.predict([r.text for r in records])
+    predicted = predict_records(detector, records, description=f"score {name}")
     seconds = time.perf_counter() - started
     gold_labels = _labels(records)
     ignored = [] if judge_all_labels else sorted(set(detector.labels) - gold_labels)
     pred_records = [
-        replace(r, spans=[s for s in spans if s.label not in ignored])
-        for r, spans in zip(records, predicted, strict=True)
+        replace(r, spans=[s for s in r.spans if s.label not in ignored]) for r in predicted
     ]
     return ScoredSet(
         name=name,

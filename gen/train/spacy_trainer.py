@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from gen.core.errors import UsageError
 from gen.core.progress import ProgressReporter, progress
 from gen.core.records import Span
+from gen.core.store import write_atomic
 from gen.export.run import ExportOptions
 from gen.predict.detector import SOURCE
 from gen.predict.windows import merge_windows, word_windows
@@ -116,6 +117,7 @@ class SpacyTrainer:
             ):
                 train_nlp(nlp, work / "out", use_gpu=-1, stdout=quiet, stderr=quiet)
             shutil.copytree(work / "out" / "model-best", folder / "model")
+        _restore_console_logger(folder / "model" / "config.cfg")
         best = spacy.load(folder / "model")
         return {
             "component": settings.component,
@@ -180,6 +182,13 @@ class SpacyDetector:
             )
             for s, score in zip(group, scores, strict=True)
         ]
+
+
+def _restore_console_logger(path: Path) -> None:
+    """The saved config names spaCy's own logger, so `spacy train` can go on from it."""
+    config = spacy.util.load_config(path, interpolate=False)
+    config["training"]["logger"] = {"@loggers": "spacy.ConsoleLogger.v1", "progress_bar": False}
+    write_atomic(path, config.to_str().encode())
 
 
 def _language(languages: Iterator[str]) -> str:
