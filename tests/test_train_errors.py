@@ -96,3 +96,13 @@ def test_predict_bad_input(tmp_path):
     _fails(["predict", str(tmp_path), "--model", str(tmp_path)], "detector.json")
     (tmp_path / "detector.json").write_text("{broken")
     _fails(["predict", str(tmp_path), "--model", str(tmp_path)], "not a detector description")
+
+
+def test_the_run_gold_table_is_the_default_gold_set(run, tmp_path):
+    run = Path(shutil.copytree(run, tmp_path / "copy"))
+    gold = tmp_path / "gold.jsonl"
+    span = {"start": 0, "end": 6, "label": "health"}
+    gold.write_text(json.dumps({"id": "g", "text": "Asthma.", "spans": [span]}) + "\n")
+    imported = CliRunner().invoke(main, ["import", str(gold), "--run", str(run), "--as", "gold"])
+    assert imported.exit_code == 0, imported.output
+    _fails(["train", "--run", str(run)], f"{run / 'gold'} (health) do not match")

@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from gen.cli.options import run_option, seed_option
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
 from gen.evaluate.report import render_text
 from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings
 from gen.train.curve import parse_shares, summarize
@@ -27,7 +29,8 @@ from gen.train.run import train_detector
     "--gold",
     type=click.Path(path_type=Path),
     default=None,
-    help="Also score on this gold set (JSONL/Parquet records with id, text, spans).",
+    help="Also score on this gold set (JSONL/Parquet records with id, text, spans); "
+    "default: RUN/gold when gen import --as gold filled it.",
 )
 @click.option(
     "--learning-curve",
@@ -98,6 +101,8 @@ def train(
     """Train a detector on RUN/export (re-exported when missing or stale), keep the best
     checkpoint on dev, score test (and --gold) and write a model card next to the model."""
     shares = parse_shares(curve) if curve else None
+    if gold is None and RecordTable(RunPaths(run_dir).gold).shard_paths():
+        gold = RunPaths(run_dir).gold
     settings = TrainSettings(**options)  # type: ignore[arg-type]
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
     if report.reexported:
