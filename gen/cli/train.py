@@ -107,7 +107,8 @@ def train(
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
-    click.echo(f"trained in {report.train_seconds:.1f} s -> {report.folder}")
+    cpu = report.info.get("train_cpu_seconds")
+    click.echo(f"trained in {report.train_seconds:.1f} s ({cpu} s CPU) -> {report.folder}")
     for scored in report.scored:
         metrics = ", ".join(f"{k} {v:.3f}" for k, v in summarize(scored.evaluation).items())
         click.echo(

@@ -71,7 +71,7 @@ def model_card(
         "## Settings",
         "",
         *(f"- {key}: {value}" for key, value in asdict(settings).items() if value is not None),
-        f"- training time: {train_seconds:.1f} s",
+        f"- training time: {train_seconds:.1f} s ({info.get('train_cpu_seconds', '?')} s CPU)",
         "",
         "## Scores",
         "",

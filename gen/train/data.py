@@ -118,11 +118,12 @@ def load_training_data(
                 f"fractions, e.g. gen export --run {run} --format {format_name} "
                 f"--split {DEFAULT_SPLIT}"
             )
-    if not split_ids["train"]:
-        raise UsageError(
-            f"the train split of {folder} is empty; the dataset needs more records "
-            "(gen documents / gen queries, then gen build)"
-        )
+    for name in required:
+        if not split_ids[name]:
+            raise UsageError(
+                f"the {name} split of {folder} is empty; the dataset needs more records "
+                "(gen documents / gen queries, then gen build)"
+            )
     dataset = {r.id: r for r in RecordTable(RunPaths(Path(run)).dataset).read()}
     splits = {name: [dataset[i] for i in ids if i in dataset] for name, ids in split_ids.items()}
     return TrainingData(folder, manifest, splits, sorted(split_ids["train"]), reason)

@@ -92,22 +92,22 @@ class SpacyTrainer:
         base = _base_pipeline(settings.base_model) if settings.base_model else None
         if base is not None:
             language = base.lang
-        with tempfile.TemporaryDirectory(prefix="gen-spacy-", dir=work) as scratch:
-            work = Path(scratch)
+        with tempfile.TemporaryDirectory(prefix="gen-spacy-", dir=work) as scratch_name:
+            scratch = Path(scratch_name)
             vocab = spacy.blank(language).vocab
             train_docs = _docs(data.folder / "train.spacy", vocab, set(data.train_ids))
             dev_docs = _docs(data.folder / "dev.spacy", vocab, None)
             for name, docs in (("train", train_docs), ("dev", dev_docs)):
                 bin_ = DocBin(docs=_for_component(docs, settings.component))
-                bin_.to_disk(work / f"{name}.spacy")
+                bin_.to_disk(scratch / f"{name}.spacy")
             words = sum(len(doc) for doc in train_docs)
             batch = settings.batch_size or DEFAULT_BATCH_WORDS
             steps_per_epoch = max(1, math.ceil(words / batch))
             config = training_config(
-                settings, language, base, work, batch=batch, eval_every=steps_per_epoch
+                settings, language, base, scratch, batch=batch, eval_every=steps_per_epoch
             )
             nlp = init_nlp(config, use_gpu=-1)
-            (work / "out").mkdir()
+            (scratch / "out").mkdir()
             quiet = io.StringIO()
             with (
                 progress(
@@ -115,15 +115,19 @@ class SpacyTrainer:
                 ) as bar,
                 _reporting(bar),
             ):
-                train_nlp(nlp, work / "out", use_gpu=-1, stdout=quiet, stderr=quiet)
-            shutil.copytree(work / "out" / "model-best", folder / "model")
+                train_nlp(nlp, scratch / "out", use_gpu=-1, stdout=quiet, stderr=quiet)
+            shutil.copytree(scratch / "out" / "model-best", folder / "model")
         _restore_console_logger(folder / "model" / "config.cfg")
         best = spacy.load(folder / "model")
         return {
             "component": settings.component,
             "language": language,
             "labels": sorted(best.get_pipe(settings.component).labels),
-            "dev_score": best.meta.get("performance", {}),
+            "dev_score": {
+                name: round(value, 4)
+                for name, value in best.meta.get("performance", {}).items()
+                if isinstance(value, float)
+            },
             "train_words": words,
             "steps_per_epoch": steps_per_epoch,
             "window": WINDOW_WORDS,
