@@ -32,8 +32,8 @@ def _label_table(scored: ScoredSet) -> list[str]:
         entity = [report.entities[s].per_label.get(label) for s in ("strict", "partial")]
         rows.append(
             [label, tokens.support, tokens.precision, tokens.recall, tokens.f1]
-            + [document.f1 if document else 0.0]
-            + [e.f1 if e else 0.0 for e in entity]
+            + [float(document.f1) if document else 0.0]
+            + [float(e.f1) if e else 0.0 for e in entity]
         )
     lines = [f"### {scored.name}: per label", ""]
     lines += markdown_table([*LABEL_COLUMNS, *ENTITY_COLUMNS], rows)
