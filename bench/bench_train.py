@@ -68,8 +68,10 @@ def main() -> None:
         records = data["train_records"]
         per_epoch = report.train_seconds / args.epochs
         print(f"{args.trainer} {args.component}: {records} train records, {args.epochs} epochs")
-        print(f"training: {report.train_seconds:.1f} s")
+        cpu = report.info["train_cpu_seconds"]
+        print(f"training: {report.train_seconds:.1f} s ({cpu:.1f} s CPU)")
         print(f"seconds per 1,000 records per epoch: {1000 * per_epoch / records:.2f}")
+        print(f"CPU seconds per 1,000 records per epoch: {1000 * cpu / args.epochs / records:.2f}")
         detector = load_detector(report.folder)
         test_ids = set(data["splits"]["test"])
         texts = [r.text for r in RecordTable(run / "dataset").read() if r.id in test_ids]
