@@ -170,12 +170,16 @@ def _line(text: str, *spans: tuple[object, int, str]) -> str:
 
 
 BAD_INPUTS = [
-    ("bad.jsonl", '{"id": "a", "text": "abc"}\n{"id": "b"\n', "bad.jsonl: line 2: not valid JSON"),
+    ("bad.jsonl", '{"id": "a", "text": "abc"}\n{"id": "b"\n', "bad.jsonl line 2: not JSON"),
     ("outside.jsonl", _line("abc", (1, 9, "x")), "line 1: record a: span 1-9"),
     ("blank.jsonl", _line("a  b", (1, 3, "x")), "covers only whitespace"),
     ("overlap.jsonl", _line("abcdef", (0, 3, "x"), (2, 4, "y")), "overlap"),
-    ("noid.jsonl", '{"text": "abc"}\n', "line 1: expected a non-empty string `id`"),
-    ("types.jsonl", _line("abc", ("0", 1, "x")), "expected integer start"),
+    ("noid.jsonl", '{"text": "abc"}\n', "noid.jsonl line 1: id: required key is missing"),
+    (
+        "types.jsonl",
+        _line("abc", ("0", 1, "x")),
+        "types.jsonl line 1: spans.0.start: expected an integer",
+    ),
     ("tag.conll", "Anna\tB-PERSON\nRossi\tPERSON\n", "tag.conll: line 2: tag 'PERSON'"),
     ("cols.conll", "Anna\n", "cols.conll: line 1: expected a token and a tag"),
     ("broken.spacy", "not a docbin", "broken.spacy: not a spaCy DocBin"),

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from gen.cli import main
 from gen.core.packs import default_prompts_dir
+from gen.core.record_files import read_record_file as read_records
 from gen.core.records import Span, check_spans
-from gen.core.store import RecordTable, read_records
+from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.evaluate.run import evaluate
 from gen.predict.detector import load_detector

@@ -101,7 +101,7 @@ def train(
     """Train a detector on RUN/export (re-exported when missing or stale), keep the best
     checkpoint on dev, score test (and --gold) and write a model card next to the model."""
     shares = parse_shares(curve) if curve else None
-    if gold is None and RecordTable(RunPaths(run_dir).gold).shard_paths():
+    if gold is None and RecordTable(RunPaths(run_dir).gold).exists():
         gold = RunPaths(run_dir).gold
     settings = TrainSettings(**options)  # type: ignore[arg-type]
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)

@@ -1,7 +1,7 @@
 """`gen predict`: a trained detector applied to new texts.
 
-Inputs: a JSONL or Parquet file of records (at least `text`; `id` defaults to
-the line number), a record table folder (e.g. `RUN/labeled`), a run folder with
+Inputs: a JSONL or Parquet file of records (at least `id` and `text`, validated
+by `gen.core.record_files`), a record table folder (e.g. `RUN/labeled`), a run folder with
 `--split` (records of that split of its newest export, or `all` of the dataset),
 or a folder of `.txt` files (one document each, id = path inside the folder).
 The output is the same records with the detector's spans (`source = model`).
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from gen.core.errors import UsageError
 from gen.core.progress import progress
+from gen.core.record_files import read_record_file
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_atomic, write_records
@@ -42,47 +39,6 @@ class PredictReport:
         return self.documents / self.seconds if self.seconds else 0.0
 
 
-def _record(row: dict[str, Any], default_id: str, where: str) -> Record:
-    text = row.get("text")
-    if not isinstance(text, str):
-        raise UsageError(f"{where}: expected a record with a `text` string")
-    meta = row.get("meta") or {}
-    return Record(
-        id=str(row.get("id") or default_id),
-        text=text,
-        category=str(row.get("category") or ""),
-        doc_type=str(row.get("doc_type") or ""),
-        language=str(row.get("language") or ""),
-        source=str(row.get("source") or "import"),
-        group=row.get("group"),
-        meta=json.loads(meta) if isinstance(meta, str) else dict(meta),
-    )
-
-
-def _jsonl(path: Path) -> Iterator[Record]:
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UsageError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise UsageError(f"{path}: line {number}: expected a JSON object")
-            yield _record(row, f"line-{number}", f"{path}: line {number}")
-
-
-def _parquet(path: Path) -> list[Record]:
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except (OSError, pa.ArrowException) as exc:
-        raise UsageError(
-            f"cannot read {path}: expected a Parquet file of records ({exc})"
-        ) from None
-    return [_record(row, f"row-{i}", f"{path}: row {i}") for i, row in enumerate(rows, 1)]
-
-
 def _text_files(folder: Path) -> list[Record]:
     files = sorted(p for p in folder.rglob("*.txt") if p.is_file())
     if not files:
@@ -93,7 +49,9 @@ def _text_files(folder: Path) -> list[Record]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise UsageError(f"{path}: not UTF-8 text") from None
-        records.append(_record({"text": text}, path.relative_to(folder).as_posix(), str(path)))
+        records.append(
+            Record(path.relative_to(folder).as_posix(), text, "", "", "", source="import")
+        )
     return records
 
 
@@ -122,13 +80,11 @@ def read_inputs(path: Path, split: str = "test") -> list[Record]:
     if path.is_dir():
         if (path / "dataset").is_dir():
             return _run_split(path, split)
-        if RecordTable(path).shard_paths():
-            return RecordTable(path).read()
+        if RecordTable(path).exists():
+            return read_record_file(path, "input")
         return _text_files(path)
-    if path.suffix == ".jsonl":
-        return list(_jsonl(path))
-    if path.suffix == ".parquet":
-        return _parquet(path)
+    if path.suffix in (".jsonl", ".parquet"):
+        return read_record_file(path, "input")
     raise UsageError(
         f"input {path}: expected a .jsonl or .parquet file, a run or record folder, "
         "or a folder of .txt files"

@@ -58,7 +58,7 @@ def _stale_reason(paths: RunPaths, folder: Path, wanted: dict[str, Any]) -> str 
     manifest_path = folder / "manifest.json"
     if not manifest_path.is_file():
         return "missing"
-    dataset_files = RecordTable(paths.dataset).shard_paths()
+    dataset_files = RecordTable(paths.dataset).part_paths()
     newest = max((p.stat().st_mtime for p in dataset_files), default=0.0)
     if newest > manifest_path.stat().st_mtime:
         return "older than the dataset"

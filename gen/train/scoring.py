@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import UsageError
+from gen.core.record_files import read_record_file
 from gen.core.records import Record
-from gen.evaluate.run import NEGATIVE_LABELS, Evaluation, evaluate, load_records
+from gen.evaluate.run import NEGATIVE_LABELS, Evaluation, evaluate
 from gen.predict.detector import Detector
 from gen.predict.run import predict_records
 
@@ -32,7 +33,7 @@ class ScoredSet:
 
 def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
     """A gold file whose label set shares at least one label with the model's."""
-    records = load_records(Path(path), "gold")
+    records = read_record_file(Path(path), "gold file")
     if not records:
         raise UsageError(f"gold file {path} holds no records")
     gold_labels = _labels(records)
