@@ -26,7 +26,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e ".[train]"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -51,8 +51,9 @@ run: $(VENV)/.installed
 	$(BIN)/gen export --run $(RUN) --format jsonl
 	$(BIN)/gen stats --run $(RUN)
 	$(BIN)/gen inspect --run $(RUN) --out $(RUN)/inspect.html
+	$(BIN)/gen train --run $(RUN) --gold bench/gold/gold.jsonl
 	@echo
-	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/jsonl/ stats/ inspect.html"
+	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/ stats/ inspect.html models/spacy/"
 
 test: $(VENV)/.installed-test $(LS_TEMPLATE)
 	$(BIN)/ruff check .

@@ -43,17 +43,21 @@ from gen.cli.build import build  # noqa: E402
 from gen.cli.documents import documents, plan  # noqa: E402
 from gen.cli.eval import eval_command  # noqa: E402
 from gen.cli.export import export  # noqa: E402
+from gen.cli.import_ import import_command  # noqa: E402
 from gen.cli.inspect import inspect_command  # noqa: E402
 from gen.cli.label import label  # noqa: E402
+from gen.cli.predict import predict  # noqa: E402
 from gen.cli.queries import queries_command  # noqa: E402
 from gen.cli.review import review  # noqa: E402
 from gen.cli.stats import stats  # noqa: E402
+from gen.cli.train import train  # noqa: E402
 from gen.cli.wikipedia import wikipedia_command  # noqa: E402
 
 # In pipeline order, as `gen --help` lists them.
 for command in (
     plan,
     documents,
+    import_command,
     label,
     wikipedia_command,
     queries_command,
@@ -61,6 +65,8 @@ for command in (
     export,
     stats,
     eval_command,
+    train,
+    predict,
     inspect_command,
     review,
     bench,

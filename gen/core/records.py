@@ -18,10 +18,10 @@ import pyarrow as pa
 from gen.core.errors import InvalidSpanError
 
 #: Where a span came from; `gen build` filters on it.
-SPAN_SOURCES = ("llm_sentences", "llm_censor", "llm_inline", "faker", "gold")
+SPAN_SOURCES = ("llm_sentences", "llm_censor", "llm_inline", "faker", "gold", "model")
 
 #: Where a record's text came from.
-RECORD_SOURCES = ("llm", "wikipedia", "faker", "gold")
+RECORD_SOURCES = ("llm", "wikipedia", "faker", "gold", "import")
 
 #: Persona fields drawn with Faker and stored with each generated document.
 PERSONA_FIELDS = (

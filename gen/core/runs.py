@@ -23,6 +23,11 @@ class RunPaths:
         return self.root / "labeled"
 
     @property
+    def gold(self) -> Path:
+        """Hand-checked records (`gen import --as gold`), to score labels and detectors on."""
+        return self.root / "gold"
+
+    @property
     def wikipedia(self) -> Path:
         return self.root / "wikipedia"
 

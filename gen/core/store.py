@@ -125,6 +125,19 @@ def _read_parquet(path: Path) -> pa.Table:
         ) from None
 
 
+def replace_folder(staging: Path, target: Path) -> None:
+    """Put a fully written `staging` folder in the place of `target` with two renames,
+    so a reader sees the old folder or the new one, never a mix."""
+    old = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
+    try:
+        if target.exists():
+            target.rename(old)
+        staging.rename(target)
+    except OSError as exc:
+        raise StorageError(f"cannot replace {target}: {exc.strerror or exc}") from exc
+    shutil.rmtree(old, ignore_errors=True)
+
+
 class RecordTable:
     """An append-only, resumable table of `Record`s keyed by `id`.
 

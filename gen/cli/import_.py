@@ -1,0 +1,58 @@
+"""`gen import`: bring outside texts into a run, as documents to label or as gold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gen.cli.options import language_option, run_option
+from gen.importing import READERS, RecordDefaults
+from gen.importing.run import TARGETS, import_files
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@run_option
+@click.option(
+    "--as",
+    "target",
+    type=click.Choice(TARGETS),
+    required=True,
+    help="documents: RUN/documents, to label with gen label; gold: RUN/gold (source = gold).",
+)
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(list(READERS)),
+    default=None,
+    help="Input format (default: from each file's content or suffix).",
+)
+@click.option(
+    "--category",
+    default="other",
+    show_default=True,
+    help="Category of records that do not say theirs (gen label asks about this category).",
+)
+@click.option("--doc-type", default="imported", show_default=True)
+@language_option
+def import_command(
+    files: tuple[Path, ...],
+    run_dir: Path,
+    target: str,
+    format_name: str | None,
+    category: str,
+    doc_type: str,
+    language: str,
+) -> None:
+    """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
+
+    FILE... are plain text, JSONL records, CoNLL (IO/BIO) or spaCy DocBin files; folders
+    are read recursively; every span is validated before anything is written."""
+    defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
+    report = import_files(run_dir, files, target, defaults, format_name)
+    spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
+    click.echo(
+        f"{report.added} records added to {report.table} "
+        f"({report.already_present} already there); spans: {spans}"
+    )

@@ -1,0 +1,129 @@
+"""`gen train`: train a detector on the run's export and score it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gen.cli.options import run_option, seed_option
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.evaluate.report import render_text
+from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings
+from gen.train.curve import parse_shares, summarize
+from gen.train.run import train_detector
+
+
+@click.command("train")
+@run_option
+@seed_option
+@click.option("--trainer", type=click.Choice(list(TRAINERS)), default="spacy", show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Model folder (default: RUN/models/TRAINER).",
+)
+@click.option(
+    "--gold",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also score on this gold set (JSONL/Parquet records with id, text, spans); "
+    "default: RUN/gold when gen import --as gold filled it.",
+)
+@click.option(
+    "--learning-curve",
+    "curve",
+    default=None,
+    help="Train on these shares of the train split too, e.g. 0.1,0.25,0.5,1.0; "
+    "writes curve.md and curve.png.",
+)
+@click.option(
+    "--component",
+    type=click.Choice(SPACY_COMPONENTS),
+    default="ner",
+    show_default=True,
+    help="spacy: ner (entities, no overlap) or spancat (scored spans).",
+)
+@click.option(
+    "--base-model",
+    default=None,
+    help="spacy: an installed pipeline or folder whose tok2vec is reused; "
+    "transformers (required): a local model folder.",
+)
+@click.option("--epochs", type=int, default=20, show_default=True)
+@click.option(
+    "--patience",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Stop after this many dev evaluations (epochs) without improvement (0: never).",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="spacy: words per batch (default 200); transformers: windows per batch (default 16).",
+)
+@click.option("--learning-rate", type=float, default=None, help="Default: the trainer's own.")
+@click.option(
+    "--max-span-words",
+    type=int,
+    default=12,
+    show_default=True,
+    help="spancat: longest candidate span in words.",
+)
+@click.option(
+    "--length",
+    type=int,
+    default=100,
+    show_default=True,
+    help="transformers: window length in tokens.",
+)
+@click.option(
+    "--stride",
+    type=int,
+    default=20,
+    show_default=True,
+    help="transformers: overlap between windows in tokens.",
+)
+@click.option(
+    "--class-weights",
+    default="inverse",
+    show_default=True,
+    help="transformers: inverse (tag frequency), none, or a JSON file {tag: weight}.",
+)
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
+def train(
+    run_dir: Path, out: Path | None, gold: Path | None, curve: str | None, **options: object
+) -> None:
+    """Train a detector on RUN/export (re-exported when missing or stale), keep the best
+    checkpoint on dev, score test (and --gold) and write a model card next to the model."""
+    shares = parse_shares(curve) if curve else None
+    if gold is None and RecordTable(RunPaths(run_dir).gold).exists():
+        gold = RunPaths(run_dir).gold
+    settings = TrainSettings(**options)  # type: ignore[arg-type]
+    report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
+    if report.reexported:
+        click.echo(f"export written first ({report.reexported})")
+    cpu = report.info.get("train_cpu_seconds")
+    click.echo(f"trained in {report.train_seconds:.1f} s ({cpu} s CPU) -> {report.folder}")
+    for scored in report.scored:
+        metrics = ", ".join(f"{k} {v:.3f}" for k, v in summarize(scored.evaluation).items())
+        click.echo(
+            f"{scored.name}: {scored.documents} documents, "
+            f"{scored.documents_per_second:.1f} documents/s; {metrics}"
+        )
+        for note, labels in (
+            ("predictions left out (labels the set never uses)", scored.ignored_labels),
+            ("labels the model never learned", scored.unknown_labels),
+        ):
+            if labels:
+                click.echo(f"  {note}: {', '.join(labels)}")
+    shown = report.scored[-1]
+    click.echo(f"\nScores on {shown.name}:")
+    click.echo(render_text(shown.evaluation), nl=False)
+    if report.curve:
+        click.echo(f"learning curve -> {report.folder / 'curve.md'}, curve.png")
+        click.echo((report.folder / "curve.md").read_text(encoding="utf-8"), nl=False)

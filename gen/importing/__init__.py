@@ -1,0 +1,85 @@
+"""Outside texts into a run: documents to label, or gold records to score and train with.
+
+Each input format is one module in `gen.importing.formats` with a `Reader`: its
+`name`, the file `suffixes` it claims, `labeled` (whether it carries spans), an
+optional `sniff(path)` that claims a file by its content (for formats that share a
+suffix, such as the JSON exports of annotation tools), and `read(path, defaults)`
+that yields records with exact character spans or raises `ImportFileError` naming
+the file, the line and the problem. Adding a format is one new module plus a line
+in `READERS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Protocol
+
+from gen.core.errors import UsageError
+from gen.core.records import Record
+
+#: reader name -> "module:class", tried in this order.
+READERS: dict[str, str] = {
+    "text": "gen.importing.formats.text:TextReader",
+    "jsonl": "gen.importing.formats.jsonl:JsonlReader",
+    "conll": "gen.importing.formats.conll:ConllReader",
+    "spacy": "gen.importing.formats.docbin:DocBinReader",
+}
+
+
+class ImportFileError(UsageError):
+    """One bad input: `path: line N: problem`."""
+
+    def __init__(self, path: Path, problem: str, line: int | None = None) -> None:
+        where = f"{path}: line {line}" if line is not None else str(path)
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class RecordDefaults:
+    """Fields an input does not say itself."""
+
+    category: str = "other"
+    doc_type: str = "imported"
+    language: str = "en"
+
+
+class Reader(Protocol):
+    name: ClassVar[str]
+    suffixes: ClassVar[tuple[str, ...]]
+    labeled: ClassVar[bool]
+
+    def sniff(self, path: Path) -> bool: ...
+
+    def read(self, path: Path, defaults: RecordDefaults) -> list[Record]: ...
+
+
+def readers() -> list[Reader]:
+    found = []
+    for target in READERS.values():
+        module, cls = target.split(":")
+        found.append(getattr(importlib.import_module(module), cls)())
+    return found
+
+
+def reader_for(path: Path, name: str | None = None) -> Reader:
+    """The reader named `name`, else the first that sniffs the file, else the one of its suffix."""
+    available = readers()
+    if name is not None:
+        for reader in available:
+            if reader.name == name:
+                return reader
+        raise UsageError(
+            f"unknown input format {name!r}; expected one of {', '.join(r.name for r in available)}"
+        )
+    for reader in available:
+        if reader.sniff(path):
+            return reader
+    for reader in available:
+        if path.suffix.lower() in reader.suffixes:
+            return reader
+    known = ", ".join(s for r in available for s in r.suffixes)
+    raise UsageError(
+        f"{path}: no reader for {path.suffix or 'files without a suffix'} (known: {known})"
+    )

@@ -1,0 +1,62 @@
+"""spaCy `DocBin` files (`.spacy`): the text is the Doc's own; spans come from the
+entities (or, without entities, from the span groups), already at exact character
+offsets. Record ids are the `id` the spacy export stores in `user_data`, when present."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from gen.core.errors import GenError, UsageError
+from gen.core.records import Record, Span, check_spans
+from gen.importing import ImportFileError, RecordDefaults
+
+
+class DocBinReader:
+    name: ClassVar[str] = "spacy"
+    suffixes: ClassVar[tuple[str, ...]] = (".spacy",)
+    labeled: ClassVar[bool] = True
+
+    def sniff(self, path: Path) -> bool:
+        return False
+
+    def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
+        try:
+            import spacy
+            from spacy.tokens import DocBin
+        except ImportError:
+            raise UsageError(
+                "reading .spacy files needs spaCy: pip install 'gen[export]'"
+            ) from None
+        try:
+            docs = list(DocBin().from_disk(path).get_docs(spacy.blank("xx").vocab))
+        except (ValueError, KeyError, OSError) as exc:
+            raise ImportFileError(path, f"not a spaCy DocBin file ({exc})") from None
+        records = []
+        for index, doc in enumerate(docs):
+            record_id = str(doc.user_data.get("id") or f"{path.stem}-{index}")
+            spans = [Span(s.start_char, s.end_char, s.label_, "gold") for s in _spans(doc)]
+            try:
+                check_spans(doc.text, spans, record_id=record_id)
+            except GenError as exc:
+                raise ImportFileError(path, f"document {index}: {exc}") from None
+            category = max(doc.cats, key=doc.cats.get) if doc.cats else defaults.category
+            records.append(
+                Record(
+                    id=record_id,
+                    text=doc.text,
+                    category=category,
+                    doc_type=defaults.doc_type,
+                    language=defaults.language,
+                    source="gold",
+                    spans=spans,
+                    meta={"imported_from": path.name, "doc": index},
+                )
+            )
+        return records
+
+
+def _spans(doc: Any) -> list[Any]:
+    if doc.ents:
+        return list(doc.ents)
+    return [span for group in doc.spans.values() for span in group]

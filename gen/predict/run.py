@@ -1,0 +1,129 @@
+"""`gen predict`: a trained detector applied to new texts.
+
+Inputs: a JSONL or Parquet file of records (at least `id` and `text`, validated
+by `gen.core.record_files`), a record table folder (e.g. `RUN/labeled`), a run folder with
+`--split` (records of that split of its newest export, or `all` of the dataset),
+or a folder of `.txt` files (one document each, id = path inside the folder).
+The output is the same records with the detector's spans (`source = model`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gen.core.errors import UsageError
+from gen.core.progress import progress
+from gen.core.record_files import read_record_file
+from gen.core.records import Record, check_spans
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable, write_atomic, write_records
+from gen.predict.detector import Detector
+
+BATCH = 32
+SPLITS = ("train", "dev", "test", "all")
+
+
+@dataclass
+class PredictReport:
+    documents: int
+    spans: int
+    seconds: float
+    out: Path
+
+    @property
+    def documents_per_second(self) -> float:
+        return self.documents / self.seconds if self.seconds else 0.0
+
+
+def _text_files(folder: Path) -> list[Record]:
+    files = sorted(p for p in folder.rglob("*.txt") if p.is_file())
+    if not files:
+        raise UsageError(f"{folder} holds no .txt files")
+    records = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{path}: not UTF-8 text") from None
+        records.append(
+            Record(path.relative_to(folder).as_posix(), text, "", "", "", source="import")
+        )
+    return records
+
+
+def _run_split(run: Path, split: str) -> list[Record]:
+    paths = RunPaths(run)
+    records = RecordTable(paths.dataset).read()
+    if split == "all":
+        return records
+    manifests = sorted(paths.export.glob("*/manifest.json"), key=lambda p: p.stat().st_mtime)
+    if not manifests:
+        raise UsageError(f"{run} has no export yet: run gen export, or pass --split all")
+    ids = json.loads(manifests[-1].read_text(encoding="utf-8"))["splits"].get(split)
+    if ids is None:
+        raise UsageError(
+            f"the newest export of {run} ({manifests[-1].parent}) has no {split} split"
+        )
+    wanted = set(ids)
+    return [r for r in records if r.id in wanted]
+
+
+def read_inputs(path: Path, split: str = "test") -> list[Record]:
+    """The records of INPUT, whatever its form (see the module docstring)."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"input {path} not found")
+    if path.is_dir():
+        if (path / "dataset").is_dir():
+            return _run_split(path, split)
+        if RecordTable(path).exists():
+            return read_record_file(path, "input")
+        return _text_files(path)
+    if path.suffix in (".jsonl", ".parquet"):
+        return read_record_file(path, "input")
+    raise UsageError(
+        f"input {path}: expected a .jsonl or .parquet file, a run or record folder, "
+        "or a folder of .txt files"
+    )
+
+
+def predict_records(
+    detector: Detector, records: Sequence[Record], *, description: str = "predict"
+) -> list[Record]:
+    """The records with the detector's spans in place of theirs, checked."""
+    out = []
+    with progress(description, len(records)) as bar:
+        for start in range(0, len(records), BATCH):
+            batch = records[start : start + BATCH]
+            for record, spans in zip(batch, detector.predict([r.text for r in batch]), strict=True):
+                check_spans(record.text, spans, record_id=record.id)
+                out.append(replace(record, spans=spans))
+            bar.advance(len(batch))
+    return out
+
+
+def write_predictions(path: Path, records: Sequence[Record]) -> None:
+    """JSONL (one record per line) or Parquet, by the file's suffix; whole or nothing."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        write_records(path, records)
+    elif path.suffix == ".jsonl":
+        lines = "".join(json.dumps(r.to_row(), ensure_ascii=False) + "\n" for r in records)
+        write_atomic(path, lines.encode())
+    else:
+        raise UsageError(f"--out {path}: expected a .jsonl or .parquet file name")
+
+
+def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:
+    if Path(out).suffix not in (".jsonl", ".parquet"):
+        raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
+    records = read_inputs(source, split)
+    started = time.perf_counter()
+    predicted = predict_records(detector, records)
+    seconds = time.perf_counter() - started
+    write_predictions(out, predicted)
+    return PredictReport(len(predicted), sum(len(r.spans) for r in predicted), seconds, Path(out))

@@ -1,0 +1,113 @@
+"""Training a detector on a run's export: one module per trainer, described by itself.
+
+A trainer is a class with a `name`, the export format it trains from
+(`export_format`, with `export_options(settings)`), `fit(data, folder, settings, work)`
+that writes a model into `folder`, and `load(folder, info)` that gives back a
+`gen.predict.detector.Detector`. Adding a trainer is one new module plus a line
+in `TRAINERS`; everything else (export, scores, model card, learning curve) is shared.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from gen.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from gen.export.run import ExportOptions
+    from gen.predict.detector import Detector
+    from gen.train.data import TrainingData
+
+#: trainer name -> "module:class" (imported on use: each pulls in a heavy library).
+TRAINERS: dict[str, str] = {
+    "spacy": "gen.train.spacy_trainer:SpacyTrainer",
+    "transformers": "gen.train.transformers_trainer:TransformersTrainer",
+}
+SPACY_COMPONENTS = ("ner", "spancat")
+CLASS_WEIGHTS = ("inverse", "none")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that decides a trained model; stored in its card."""
+
+    trainer: str = "spacy"
+    #: A spaCy pipeline (installed package name or folder) or a local transformers folder.
+    base_model: str | None = None
+    epochs: int = 20
+    #: Stop after this many evaluations on dev without improvement (0: never).
+    patience: int = 0
+    seed: int = 0
+    #: spaCy: words per batch; transformers: windows per batch.
+    batch_size: int | None = None
+    learning_rate: float | None = None
+    #: spaCy component: `ner` (non-overlapping entities) or `spancat` (scored spans).
+    component: str = "ner"
+    #: spancat: longest candidate span in words (longer spans are joined from pieces).
+    max_span_words: int = 12
+    #: transformers: window length and overlap in tokens (thesis best: 100/20).
+    length: int = 100
+    stride: int = 20
+    #: transformers: "inverse" (inverse tag frequency), "none", or a JSON file {tag: weight}.
+    class_weights: str = "inverse"
+    device: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.trainer not in TRAINERS:
+            raise UsageError(
+                f"unknown trainer {self.trainer!r}; expected one of {', '.join(TRAINERS)}"
+            )
+        if self.component not in SPACY_COMPONENTS:
+            raise UsageError(
+                f"unknown component {self.component!r}; expected one of {SPACY_COMPONENTS}"
+            )
+        if self.device not in DEVICES:
+            raise UsageError(f"unknown device {self.device!r}; expected one of {DEVICES}")
+        if self.class_weights not in CLASS_WEIGHTS and not Path(self.class_weights).is_file():
+            raise UsageError(
+                f"--class-weights {self.class_weights!r}: expected inverse, none or a JSON file "
+                "mapping tags to weights"
+            )
+        for name in ("epochs", "length", "max_span_words"):
+            if getattr(self, name) < 1:
+                raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+        if self.patience < 0 or self.stride < 0:
+            raise UsageError("--patience and --stride must not be negative")
+
+
+class Trainer(Protocol):
+    name: ClassVar[str]
+    export_format: ClassVar[str]
+    #: Export options that must match for an existing export to be reused.
+    export_keys: ClassVar[tuple[str, ...]]
+
+    def export_options(self, settings: TrainSettings) -> ExportOptions: ...
+
+    def fit(
+        self, data: TrainingData, folder: Path, settings: TrainSettings, work: Path
+    ) -> dict[str, Any]:
+        """Train on `data.train_ids`, pick the best checkpoint on dev, save into `folder`;
+        return what `load` needs (and the card shows) beyond the settings. `work` survives
+        an interrupted run (checkpoints to resume from)."""
+        ...
+
+    def load(self, folder: Path, info: dict[str, Any]) -> Detector: ...
+
+
+def trainer_class(name: str) -> type[Trainer]:
+    if name not in TRAINERS:
+        raise UsageError(f"unknown trainer {name!r}; expected one of {', '.join(TRAINERS)}")
+    module, cls = TRAINERS[name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def require(module: str, extra: str) -> Any:
+    """Import an optional library, or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise UsageError(f"this needs the `{module}` package: pip install 'gen[{extra}]'") from None

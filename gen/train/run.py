@@ -1,0 +1,177 @@
+"""`gen train`: export -> train -> best checkpoint on dev -> scores -> model card.
+
+The model folder is built in a staging folder next to `--out` and put in place in
+one rename at the end, so `--out` always holds a complete detector (or the
+previous one). Checkpoints and finished learning-curve points live in a work
+folder beside it (`.<name>.work`) until the run succeeds, so a re-run resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gen.core.errors import StorageError
+from gen.core.records import Record
+from gen.core.store import replace_folder, write_atomic, write_json_atomic
+from gen.evaluate.report import render_text
+from gen.predict.detector import DETECTOR_FILE
+from gen.train import Trainer, TrainSettings, trainer_class
+from gen.train.card import model_card
+from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
+from gen.train.data import TrainingData, load_training_data
+from gen.train.scoring import ScoredSet, load_gold, score_detector
+
+
+@dataclass
+class TrainReport:
+    folder: Path
+    info: dict[str, Any]
+    train_seconds: float
+    scored: list[ScoredSet]
+    curve: list[CurvePoint] = field(default_factory=list)
+    #: Why the export was written again first (None: it was up to date).
+    reexported: str | None = None
+
+
+def default_out(run: Path, settings: TrainSettings) -> Path:
+    return Path(run) / "models" / settings.trainer
+
+
+def train_detector(
+    run: Path,
+    settings: TrainSettings,
+    *,
+    out: Path | None = None,
+    gold: Path | None = None,
+    curve_shares: list[float] | None = None,
+) -> TrainReport:
+    trainer = trainer_class(settings.trainer)()
+    data = load_training_data(
+        run, trainer.export_format, trainer.export_options(settings), trainer.export_keys
+    )
+    gold_records = load_gold(gold, data.labels) if gold else None
+    out = Path(out or default_out(run, settings))
+    work = out.with_name(f".{out.name}.work")
+    staging = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
+    except OSError as exc:
+        raise StorageError(f"cannot create {out}: {exc.strerror or exc}") from exc
+    try:
+        seconds, info, scored = _train_and_score(
+            trainer, data, settings, staging, work / "full", gold_records
+        )
+        curve = []
+        if curve_shares:
+            full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
+            curve = _learning_curve(trainer, data, settings, curve_shares, work, gold_records, full)
+            write_curve(staging, curve)
+        _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
+        replace_folder(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+    return TrainReport(out, info, seconds, scored, curve, data.reexported)
+
+
+def _train_and_score(
+    trainer: Trainer,
+    data: TrainingData,
+    settings: TrainSettings,
+    folder: Path,
+    work: Path,
+    gold: list[Record] | None,
+) -> tuple[float, dict[str, Any], list[ScoredSet]]:
+    work.mkdir(parents=True, exist_ok=True)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    info = {"trainer": settings.trainer, **trainer.fit(data, folder, settings, work)}
+    seconds = time.perf_counter() - started
+    # CPU time of this process: on a shared machine it says more than the wall clock.
+    info["train_cpu_seconds"] = round(time.process_time() - cpu_started, 1)
+    write_json_atomic(folder / DETECTOR_FILE, info)
+    detector = trainer.load(folder, info)
+    scored = [score_detector("test", detector, data.splits["test"])]
+    if gold:
+        scored.append(score_detector("gold", detector, gold, judge_all_labels=False))
+    return seconds, info, scored
+
+
+def _summaries(scored: list[ScoredSet]) -> dict[str, dict[str, float]]:
+    return {s.name: summarize(s.evaluation) for s in scored}
+
+
+def _learning_curve(
+    trainer: Trainer,
+    data: TrainingData,
+    settings: TrainSettings,
+    shares: list[float],
+    work: Path,
+    gold: list[Record] | None,
+    full: CurvePoint,
+) -> list[CurvePoint]:
+    key = hashlib.sha256(
+        json.dumps([asdict(settings), data.manifest["splits"], gold is not None]).encode()
+    ).hexdigest()
+    state = CurveState(work / "curve-state.json", key)
+    for share in shares:
+        if share == 1.0 or share in state.points:
+            continue
+        subset = data.subset(share, settings.seed)
+        point_folder = work / f"curve-{share:g}"
+        shutil.rmtree(point_folder, ignore_errors=True)
+        point_folder.mkdir(parents=True)
+        seconds, _, scored = _train_and_score(
+            trainer, subset, settings, point_folder, work / f"curve-{share:g}-work", gold
+        )
+        state.add(CurvePoint(share, len(subset.train_ids), round(seconds, 2), _summaries(scored)))
+        shutil.rmtree(point_folder, ignore_errors=True)
+    points = [state.points[s] for s in shares if s != 1.0]
+    return [*points, full] if 1.0 in shares else points
+
+
+def _write_outputs(
+    folder: Path,
+    run: Path,
+    settings: TrainSettings,
+    info: dict[str, Any],
+    data: TrainingData,
+    scored: list[ScoredSet],
+    seconds: float,
+    curve: list[CurvePoint],
+) -> None:
+    manifest = {
+        "run": str(run),
+        "export": str(data.folder),
+        "counts": data.manifest["counts"],
+        "train_records": len(data.train_ids),
+        "splits": data.manifest["splits"],
+    }
+    write_json_atomic(folder / "data.json", manifest)
+    write_json_atomic(
+        folder / "scores.json",
+        {
+            "settings": asdict(settings),
+            "train_seconds": round(seconds, 2),
+            "sets": {
+                s.name: {
+                    "documents_per_second": round(s.documents_per_second, 2),
+                    "ignored_labels": s.ignored_labels,
+                    "unknown_labels": s.unknown_labels,
+                    "evaluation": s.evaluation.to_json(),
+                }
+                for s in scored
+            },
+        },
+    )
+    for s in scored:
+        write_atomic(folder / f"{s.name}.txt", render_text(s.evaluation).encode())
+    card = model_card(settings, info, manifest, scored, seconds, curve)
+    write_atomic(folder / "README.md", card.encode())

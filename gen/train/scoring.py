@@ -1,0 +1,76 @@
+"""Scores of a detector with `gen eval`'s metrics, on a split or on a gold set."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gen.core.errors import UsageError
+from gen.core.record_files import read_record_file
+from gen.core.records import Record
+from gen.evaluate.run import NEGATIVE_LABELS, Evaluation, evaluate
+from gen.predict.detector import Detector
+from gen.predict.run import predict_records
+
+
+@dataclass
+class ScoredSet:
+    name: str
+    evaluation: Evaluation
+    documents: int
+    seconds: float
+    #: Labels the detector predicts that the gold set never uses: dropped before scoring.
+    ignored_labels: list[str]
+    #: Gold labels the detector never learned: every such span counts as missed.
+    unknown_labels: list[str]
+
+    @property
+    def documents_per_second(self) -> float:
+        return self.documents / self.seconds if self.seconds else 0.0
+
+
+def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
+    """A gold file whose label set shares at least one label with the model's."""
+    records = read_record_file(Path(path), "gold file")
+    if not records:
+        raise UsageError(f"gold file {path} holds no records")
+    gold_labels = _labels(records)
+    if not gold_labels & set(model_labels):
+        raise UsageError(
+            f"the labels of gold file {path} ({', '.join(sorted(gold_labels)) or 'none'}) do not "
+            f"match the model's ({', '.join(model_labels)}); train on a dataset built with the "
+            "same label scheme (gen build --scheme)"
+        )
+    return records
+
+
+def _labels(records: Sequence[Record]) -> set[str]:
+    return {s.label for r in records for s in r.spans} - set(NEGATIVE_LABELS)
+
+
+def score_detector(
+    name: str, detector: Detector, records: Sequence[Record], *, judge_all_labels: bool = True
+) -> ScoredSet:
+    """Predict `records` and score the predictions against their spans.
+
+    With `judge_all_labels=False` (a gold set labeled with another label set),
+    predictions of labels the gold set never uses are left out: it cannot say
+    whether they are right."""
+    started = time.perf_counter()
+    predicted = predict_records(detector, records, description=f"score {name}")
+    seconds = time.perf_counter() - started
+    gold_labels = _labels(records)
+    ignored = [] if judge_all_labels else sorted(set(detector.labels) - gold_labels)
+    pred_records = [
+        replace(r, spans=[s for s in r.spans if s.label not in ignored]) for r in predicted
+    ]
+    return ScoredSet(
+        name=name,
+        evaluation=evaluate(records, pred_records),
+        documents=len(records),
+        seconds=seconds,
+        ignored_labels=ignored,
+        unknown_labels=sorted(gold_labels - set(detector.labels)),
+    )

@@ -1,0 +1,212 @@
+"""`gen import`: readers, validation of bad input, and round trips through the exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.export.formats.conll import export_conll
+from gen.export.formats.records import export_jsonl
+from gen.export.run import ExportOptions
+from gen.importing import RecordDefaults
+from gen.importing.run import import_files, read_files
+
+TEXT = (
+    "Cara Ñusta Müller, la TAC del 3 maggio mostra una frattura 😀; "
+    "IBAN IT60X0542811101000000123456."
+)
+
+
+def _gold_records() -> list[Record]:
+    def span(fragment: str, label: str) -> Span:
+        start = TEXT.index(fragment)
+        return Span(start, start + len(fragment), label, "gold")
+
+    return [
+        Record(
+            "g1",
+            TEXT,
+            "health",
+            "email",
+            "it",
+            "gold",
+            [
+                span("Ñusta Müller", "PERSON"),
+                span("la TAC del 3 maggio mostra una frattura", "health"),
+                span("IT60X0542811101000000123456", "IBAN"),
+            ],
+        ),
+        Record("g2", "Nothing sensitive here.", "other", "note", "en", "gold", []),
+    ]
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    return path
+
+
+def _key(records: list[Record]) -> list[tuple[str, list[tuple[int, int, str]]]]:
+    return sorted((r.text, [(s.start, s.end, s.label) for s in r.spans]) for r in records)
+
+
+def test_jsonl_gold_import_export_import_gives_the_same_spans(tmp_path):
+    gold = _jsonl(
+        tmp_path / "gold.jsonl",
+        [
+            {"id": r.id, "text": r.text, "spans": [s.to_dict() for s in r.spans]}
+            for r in _gold_records()
+        ],
+    )
+    first = read_files([gold], "gold", RecordDefaults())
+    export_jsonl({"test": first}, tmp_path / "out", ExportOptions())
+    second = read_files([tmp_path / "out" / "test.jsonl"], "gold", RecordDefaults())
+    assert _key(first) == _key(second) == _key(_gold_records())
+    assert all(s.source == "gold" for r in second for s in r.spans)
+
+
+@pytest.mark.parametrize("scheme", ["io", "bio"])
+def test_conll_import_export_import_gives_the_same_spans(tmp_path, scheme):
+    # The exporter writes sentences without document boundaries: one document per file.
+    export_conll({"test": _gold_records()[:1]}, tmp_path / "a", ExportOptions(scheme=scheme))
+    conll = tmp_path / "a" / "test.conll"
+    first = read_files([conll], "gold", RecordDefaults())
+    (record,) = first
+    assert "Ñusta Müller" in record.text
+    assert [record.text[s.start : s.end] for s in record.spans] == [
+        "Ñusta Müller",
+        "la TAC del 3 maggio mostra una frattura",
+        "IT60X0542811101000000123456",
+    ]
+    export_conll({"test": first}, tmp_path / "b", ExportOptions(scheme=scheme))
+    again = tmp_path / "again.conll"
+    again.write_text((tmp_path / "b" / "test.conll").read_text(encoding="utf-8"), encoding="utf-8")
+    assert _key(read_files([again], "gold", RecordDefaults())) == _key(first)
+
+
+def test_conll_docstart_separates_documents_and_bio_keeps_touching_spans(tmp_path):
+    conll = tmp_path / "x.conll"
+    conll.write_text(
+        "-DOCSTART- O\n\nAnna B-PERSON\nBo B-PERSON\nsaid O\n\n-DOCSTART- O\n\nok O\n",
+        encoding="utf-8",
+    )
+    first, second = read_files([conll], "gold", RecordDefaults())
+    assert [(first.text[s.start : s.end], s.label) for s in first.spans] == [
+        ("Anna", "PERSON"),
+        ("Bo", "PERSON"),
+    ]
+    assert second.text == "ok" and not second.spans
+
+
+def test_spacy_docbin_import_export_import_gives_the_same_spans(tmp_path):
+    pytest.importorskip("spacy")
+    from gen.export.formats.spacy_docbin import export_spacy
+
+    export_spacy({"test": _gold_records()}, tmp_path / "a", ExportOptions())
+    first = read_files([tmp_path / "a" / "test.spacy"], "gold", RecordDefaults())
+    assert _key(first) == _key(_gold_records())
+    assert {r.id for r in first} == {"g1", "g2"}
+    export_spacy({"test": first}, tmp_path / "b", ExportOptions())
+    assert _key(read_files([tmp_path / "b" / "test.spacy"], "gold", RecordDefaults())) == _key(
+        first
+    )
+
+
+def test_cli_imports_documents_and_gold_into_the_run_once(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Lettera di Ñusta: 😀 sto bene.", encoding="utf-8")
+    _jsonl(tmp_path / "b.jsonl", [{"id": "b", "text": "Second text.", "category": "health"}])
+    gold = _jsonl(
+        tmp_path / "gold.jsonl",
+        [
+            {"id": r.id, "text": r.text, "spans": [s.to_dict() for s in r.spans]}
+            for r in _gold_records()
+        ],
+    )
+    run = tmp_path / "run"
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        [
+            "import",
+            str(docs),
+            str(tmp_path / "b.jsonl"),
+            "--run",
+            str(run),
+            "--as",
+            "documents",
+            "--language",
+            "it",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    documents = {r.id: r for r in RecordTable(RunPaths(run).documents).read()}
+    assert documents["a"].text == "Lettera di Ñusta: 😀 sto bene."
+    assert (documents["a"].category, documents["a"].language, documents["a"].source) == (
+        "other",
+        "it",
+        "import",
+    )
+    assert documents["b"].category == "health"
+    result = runner.invoke(main, ["import", str(gold), "--run", str(run), "--as", "gold"])
+    assert result.exit_code == 0 and "2 records added" in result.output
+    again = runner.invoke(main, ["import", str(gold), "--run", str(run), "--as", "gold"])
+    assert "0 records added" in again.output and "2 already there" in again.output
+    assert _key(RecordTable(RunPaths(run).gold).read()) == _key(_gold_records())
+
+
+def _line(text: str, *spans: tuple[object, int, str]) -> str:
+    rows = [{"start": start, "end": end, "label": label} for start, end, label in spans]
+    return json.dumps({"id": "a", "text": text, "spans": rows}) + "\n"
+
+
+BAD_INPUTS = [
+    ("bad.jsonl", '{"id": "a", "text": "abc"}\n{"id": "b"\n', "bad.jsonl line 2: not JSON"),
+    ("outside.jsonl", _line("abc", (1, 9, "x")), "line 1: record a: span 1-9"),
+    ("blank.jsonl", _line("a  b", (1, 3, "x")), "covers only whitespace"),
+    ("overlap.jsonl", _line("abcdef", (0, 3, "x"), (2, 4, "y")), "overlap"),
+    ("noid.jsonl", '{"text": "abc"}\n', "noid.jsonl line 1: id: required key is missing"),
+    (
+        "types.jsonl",
+        _line("abc", ("0", 1, "x")),
+        "types.jsonl line 1: spans.0.start: expected an integer",
+    ),
+    ("tag.conll", "Anna\tB-PERSON\nRossi\tPERSON\n", "tag.conll: line 2: tag 'PERSON'"),
+    ("cols.conll", "Anna\n", "cols.conll: line 1: expected a token and a tag"),
+    ("broken.spacy", "not a docbin", "broken.spacy: not a spaCy DocBin"),
+    ("data.xml", "<a/>", "no reader for .xml"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), BAD_INPUTS)
+def test_bad_input_is_one_clear_line_and_writes_nothing(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    good = _jsonl(tmp_path / "good.jsonl", [{"id": "ok", "text": "fine"}])
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        main, ["import", str(good), str(path), "--run", str(run), "--as", "gold"]
+    )
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert not RecordTable(RunPaths(run).gold).read()
+
+
+def test_text_files_are_not_gold_and_ids_must_be_unique(tmp_path):
+    (tmp_path / "a.txt").write_text("text", encoding="utf-8")
+    with pytest.raises(Exception, match="carry no labels"):
+        import_files(tmp_path / "run", [tmp_path / "a.txt"], "gold")
+    one = _jsonl(tmp_path / "one.jsonl", [{"id": "x", "text": "a"}])
+    two = _jsonl(tmp_path / "two.jsonl", [{"id": "x", "text": "b"}])
+    with pytest.raises(Exception, match="id 'x' is also in"):
+        read_files([one, two], "documents", RecordDefaults())

@@ -1,0 +1,86 @@
+"""Windows over long texts and the merge of their predictions back to exact offsets."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gen.core.records import Span, check_spans
+from gen.predict.windows import Window, merge_windows, resolve_overlaps, word_windows
+from gen.text.words import word_spans
+
+
+def test_short_text_is_one_window():
+    assert word_windows("a few words", 10, 2) == [Window(0, 11)]
+
+
+def test_windows_cover_every_word_and_overlap_by_the_given_words():
+    text = " ".join(f"w{i}" for i in range(25))
+    windows = word_windows(text, 10, 4)
+    words = word_spans(text)
+    covered = {
+        w for window in windows for w in words if window.start <= w[0] and w[1] <= window.end
+    }
+    assert covered == set(words)
+    first, second = (text[w.start : w.end].split() for w in windows[:2])
+    assert first[-4:] == second[:4]
+    assert windows[-1].end == len(text)
+
+
+def _windowed_truth(text: str, truth: list[Span], size: int, overlap: int) -> list[Span]:
+    """What a perfect detector returns when it sees one window at a time: each true span
+    clipped to the window (a span cut by the edge is seen cut)."""
+    windows = word_windows(text, size, overlap)
+    seen = [
+        [
+            Span(max(s.start, w.start), min(s.end, w.end), s.label, "model")
+            for s in truth
+            if s.start < w.end
+            and w.start < s.end
+            and text[max(s.start, w.start) : min(s.end, w.end)].strip()
+        ]
+        for w in windows
+    ]
+    return merge_windows(len(text), windows, seen)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_perfect_detector_seen_through_windows_gives_back_every_span(data):
+    words = data.draw(
+        st.lists(st.sampled_from(["àb", "çd", "ef", "😀", "g-h", "ij"]), min_size=5, max_size=80)
+    )
+    text = " ".join(words)
+    spans_at = word_spans(text)
+    truth, index = [], 0
+    while index < len(spans_at):
+        length = data.draw(st.integers(0, 6))
+        if length and index + length <= len(spans_at):
+            label = data.draw(st.sampled_from(["A", "B"]))
+            truth.append(Span(spans_at[index][0], spans_at[index + length - 1][1], label, "model"))
+        index += max(length, 1) + 1
+    merged = _windowed_truth(text, truth, size=16, overlap=8)
+    check_spans(text, merged)
+    assert [(s.start, s.end, s.label) for s in merged] == [(s.start, s.end, s.label) for s in truth]
+
+
+def test_spans_seen_twice_in_an_overlap_are_kept_once():
+    text = " ".join(f"w{i}" for i in range(30))
+    windows = word_windows(text, 12, 6)
+    target = Span(text.index("w8"), text.index("w9") + 2, "A", "model")
+    seen = [[target] if w.start <= target.start and target.end <= w.end else [] for w in windows]
+    assert sum(map(len, seen)) > 1
+    assert merge_windows(len(text), windows, seen) == [target]
+
+
+def test_overlapping_labels_keep_the_higher_score_and_same_labels_join():
+    spans = [
+        Span(0, 10, "A", "model", score=0.6),
+        Span(5, 15, "A", "model", score=0.9),
+        Span(12, 20, "B", "model", score=0.7),
+        Span(30, 40, "B", "model", score=0.5),
+    ]
+    assert resolve_overlaps(spans) == [
+        Span(0, 15, "A", "model", score=0.9),
+        Span(30, 40, "B", "model", score=0.5),
+    ]

@@ -1,0 +1,108 @@
+"""Bad input to `gen train` and `gen predict`: one clear line, exit status 2, no model written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.core.packs import default_prompts_dir
+from gen.dataset.assemble import BuildOptions, build_dataset
+from scraping.queries.generate import generate_queries
+
+pytest.importorskip("spacy")
+
+
+def _run(folder: Path, n: int) -> Path:
+    generate_queries(folder, locale="en_US", n=n, seed=3, prompts_dir=default_prompts_dir())
+    build_dataset(folder, BuildOptions())
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    return _run(tmp_path_factory.mktemp("errors"), 40)
+
+
+def _fails(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_an_export_without_a_dev_split(run, tmp_path):
+    run = Path(shutil.copytree(run, tmp_path / "copy"))
+    result = CliRunner().invoke(
+        main, ["export", "--run", str(run), "--format", "spacy", "--split", "0.8,0.2"]
+    )
+    assert result.exit_code == 0, result.output
+    _fails(["train", "--run", str(run), "--out", str(tmp_path / "m")], "has no dev split")
+    assert not (tmp_path / "m").exists()
+
+
+def test_an_empty_train_split(tmp_path):
+    run = _run(tmp_path / "tiny", 2)
+    result = CliRunner().invoke(
+        main, ["export", "--run", str(run), "--format", "spacy", "--split", "0.05,0.5,0.45"]
+    )
+    assert result.exit_code == 0, result.output
+    _fails(["train", "--run", str(run)], "train split of")
+
+
+def test_no_dataset(tmp_path):
+    _fails(["train", "--run", str(tmp_path)], "gen build")
+
+
+def test_gold_labels_that_do_not_match(run, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    text = "He was treated for asthma."
+    gold.write_text(
+        json.dumps(
+            {"id": "g", "text": text, "spans": [{"start": 19, "end": 25, "label": "health"}]}
+        )
+        + "\n"
+    )
+    _fails(["train", "--run", str(run), "--gold", str(gold)], "do not match the model's")
+    _fails(["train", "--run", str(run), "--gold", str(tmp_path / "none.jsonl")], "not found")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--base-model", "/nonexistent/pipeline"], "base model '/nonexistent/pipeline' not found"),
+        (["--trainer", "transformers"], "needs --base-model"),
+        (
+            ["--trainer", "transformers", "--base-model", "/nonexistent"],
+            "base model /nonexistent not found",
+        ),
+        (["--learning-curve", "0,2"], "--learning-curve"),
+        (["--class-weights", "sqrt"], "--class-weights 'sqrt'"),
+        (["--epochs", "0"], "--epochs must be at least 1"),
+    ],
+)
+def test_bad_options(run, tmp_path, options, message):
+    _fails(["train", "--run", str(run), "--out", str(tmp_path / "m"), *options], message)
+    assert not (tmp_path / "m").exists()
+
+
+def test_predict_bad_input(tmp_path):
+    _fails(["predict", str(tmp_path), "--model", str(tmp_path / "none")], "model folder")
+    _fails(["predict", str(tmp_path), "--model", str(tmp_path)], "detector.json")
+    (tmp_path / "detector.json").write_text("{broken")
+    _fails(["predict", str(tmp_path), "--model", str(tmp_path)], "not a detector description")
+
+
+def test_the_run_gold_table_is_the_default_gold_set(run, tmp_path):
+    run = Path(shutil.copytree(run, tmp_path / "copy"))
+    gold = tmp_path / "gold.jsonl"
+    span = {"start": 0, "end": 6, "label": "health"}
+    gold.write_text(json.dumps({"id": "g", "text": "Asthma.", "spans": [span]}) + "\n")
+    imported = CliRunner().invoke(main, ["import", str(gold), "--run", str(run), "--as", "gold"])
+    assert imported.exit_code == 0, imported.output
+    _fails(["train", "--run", str(run)], f"{run / 'gold'} (health) do not match")
