@@ -24,7 +24,8 @@ class RunPaths:
 
     @property
     def gold(self) -> Path:
-        """Hand-checked records (`gen import --as gold`), to score labels and detectors on."""
+        """Hand-checked records (`gen import --as gold`, `gen review pull`), the reference that
+        labels and detectors are scored against."""
         return self.root / "gold"
 
     @property
@@ -42,11 +43,6 @@ class RunPaths:
     @property
     def export(self) -> Path:
         return self.root / "export"
-
-    @property
-    def gold(self) -> Path:
-        """Hand-checked spans (`gen review pull`), the reference `gen eval` scores against."""
-        return self.root / "gold"
 
     @property
     def review(self) -> Path:
