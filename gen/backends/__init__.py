@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import logging
 import pkgutil
 from importlib.metadata import entry_points
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from gen.backends.base import Backend, RawEngine
 from gen.backends.models import embedded_model_path, file_sha256
 from gen.backends.spec import CLI, BackendOptions, BackendSpec, cli_fields
-from gen.core.errors import UsageError
+from gen.core.errors import UsageError, warn
 
 __all__ = [
     "BackendOptions",
@@ -38,7 +37,6 @@ __all__ = [
 DEFAULT_BACKEND = "llama.cpp"
 ENTRY_POINT_GROUP = "gen.backends"
 
-log = logging.getLogger(__name__)
 _specs: dict[str, BackendSpec[Any]] = {}
 _discovered = False
 
@@ -104,9 +102,7 @@ def _discover() -> None:
                 raise TypeError(f"expected a BackendSpec, got {type(spec).__name__}")
             _check(spec)
         except Exception as exc:  # a broken plug-in must not break the other backends
-            log.warning(
-                "warning: backend plug-in %s (%s) skipped: %s", entry.name, entry.value, exc
-            )
+            warn(f"backend plug-in {entry.name} ({entry.value}) skipped: {exc}")
             continue
         _specs[spec.name] = spec
 
