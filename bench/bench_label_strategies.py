@@ -26,13 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gen.backends import BackendOptions, make_backend
+from gen.backends import make_backend
+from gen.backends.llama_cpp import LlamaCppOptions
 from gen.core.packs import load_language_pack
+from gen.core.record_files import read_record_file
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.evaluate.ceiling import unit_ceiling, unit_splitter
-from gen.evaluate.run import EvalReport, evaluate, load_records
+from gen.evaluate.run import EvalReport, evaluate
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
 from labeling.strategies import strategy
@@ -154,7 +156,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args()
 
-    gold_all = spread(load_records(args.gold, "GOLD"), args.limit)
+    gold_all = spread(read_record_file(args.gold, "GOLD file"), args.limit)
     packs = {code: load_language_pack(code) for code in {r.language for r in gold_all}}
     labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
     gold = special_only(gold_all, set(labels))
@@ -163,7 +165,7 @@ def main() -> None:
         unit: unit_ceiling(gold, unit_splitter(rules, unit), labels).token_scores.micro.f1
         for unit in ("sentence", "clause")
     }
-    backend = make_backend(BackendOptions(model=args.model, n_ctx=args.ctx))
+    backend = make_backend(LlamaCppOptions(model=args.model, n_ctx=args.ctx))
     chosen = [c for c in CONFIGURATIONS if not args.only or name_of(c) in args.only]
     print(f"{args.gold}: {len(gold)} documents; model {backend.model_id}")
 

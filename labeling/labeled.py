@@ -12,7 +12,7 @@ from gen.core.records import Record
 from labeling import persona_pii
 from labeling.persona_pii import persona_spans
 from labeling.strategies import parse_strategies, strategy
-from labeling.strategies.attempts import FAILED, FLAGGED, StrategyOutcome
+from labeling.strategies.outcome import FAILED, FLAGGED, StrategyOutcome
 
 STAGE = "label"
 

@@ -42,7 +42,7 @@ from labeling.labeled import (
 )
 from labeling.options import LabelOptions
 from labeling.strategies import Labeler, LabelerSetup, strategy
-from labeling.strategies.attempts import MODEL_ERROR, SKIPPED, StrategyOutcome
+from labeling.strategies.outcome import MODEL_ERROR, SKIPPED, StrategyOutcome
 from labeling.summary import LabelSummary
 
 __all__ = ["STAGE", "LabelOptions", "LabelSummary", "require_documents", "run"]

@@ -12,7 +12,7 @@ from typing import Any
 from gen.core.records import Record, Span
 from labeling.agreement import agreement
 from labeling.strategies import strategy
-from labeling.strategies.attempts import FLAGGED, OK, StrategyOutcome
+from labeling.strategies.outcome import FLAGGED, OK, StrategyOutcome
 
 #: Statuses whose spans are an answer of the strategy (compared in agreement).
 ANSWERED = (OK, FLAGGED)

@@ -14,7 +14,7 @@ from typing import Any
 
 from fakes import ScriptedBackend
 
-from gen.backends.base import Backend, GenerationRequest
+from gen.backends.base import Backend, Capabilities, GenerationRequest
 from gen.core.packs import load_language_pack
 from gen.core.records import Record
 from gen.text.sentences import split_sentences
@@ -114,7 +114,7 @@ class ScoringBackend(ScriptedBackend):
     """Scores labels as the keyword model would answer: a unit with a SENSITIVE_WORDS word
     gets `confidence` on the first (sensitive) label, the rest spread over the others."""
 
-    scores_labels = True
+    capabilities = Capabilities(logprobs=True)
 
     def __init__(self, confidence: float = 0.8, **kwargs: Any) -> None:
         super().__init__(keyword_reply, **kwargs)

@@ -6,8 +6,8 @@ from label_fakes import labeler as make_labeler
 
 from gen.backends.base import GenerationRequest
 from gen.core.errors import ModelError
-from labeling.strategies.attempts import FAILED, OK
 from labeling.strategies.censor import CensorLabeler
+from labeling.strategies.outcome import FAILED, OK
 
 
 def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> CensorLabeler:

@@ -15,12 +15,12 @@ from label_fakes import keyword_reply
 
 from gen.backends.base import GenerationRequest
 from gen.cli import main
-from gen.core.packs import load_language_pack
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.plan import PlanSpec
-from gen.generate.run import DocumentsOptions, generate_documents
+from gen.generate.run import DocumentsOptions
+from gen.generate.run import run as generate_run
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
 
@@ -45,7 +45,7 @@ def tagged_reply(request: GenerationRequest) -> str:
 def generate(tmp_path: Path, n: int = 4) -> RunPaths:
     run = RunPaths(tmp_path)
     options = DocumentsOptions(PlanSpec(language="en", category="health"), n=n, inline_labels=True)
-    generate_documents(run, load_language_pack("en"), ScriptedBackend(tagged_reply), options)
+    generate_run(run, options, ScriptedBackend(tagged_reply))
     return run
 
 
@@ -68,7 +68,7 @@ def test_documents_keep_clean_text_and_the_writers_spans(tmp_path: Path) -> None
     repaired = [r for r in records if r.meta["inline"]["repairs"]]
     assert repaired, "an open tag was closed at its sentence end"
     manifest = json.loads(run.manifest("documents").read_text())
-    assert next(iter(manifest["plans"].values()))["inline_labels"] is True
+    assert next(iter(manifest["plans"].values()))["runs"][-1]["inline_labels"] is True
 
 
 def tagged(run: RunPaths) -> list[tuple[bool, str]]:

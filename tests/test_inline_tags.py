@@ -12,9 +12,9 @@ from label_fakes import labeler as make_labeler
 
 from gen.core.packs import load_language_pack
 from gen.core.records import Span, check_spans
-from labeling.strategies.attempts import FLAGGED, OK, SKIPPED
 from labeling.strategies.inline import InlineLabels, inline_meta
 from labeling.strategies.inline_tags import InlineParse, parse_inline
+from labeling.strategies.outcome import FLAGGED, OK, SKIPPED
 
 NAMES = {"health": "health", "crime": "judicial", "religion": "philosophy", "salute": "health"}
 

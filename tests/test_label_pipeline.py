@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -20,10 +19,6 @@ from gen.core.store import RecordTable
 from labeling.labeled import batches
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
-
-
-def label_documents(run: RunPaths, backend: object, options: LabelOptions):  # type: ignore[no-untyped-def]
-    return label_run(run, replace(options, backend=backend))
 
 
 def fake_backend(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,7 +54,7 @@ def manifest(run: RunPaths) -> dict:
 def test_both_strategies_label_every_document(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     backend = ScriptedBackend(keyword_reply)
-    summary = label_documents(run, backend, LabelOptions(strategy="both"))
+    summary = label_run(run, LabelOptions(strategy="both", backend=backend))
     assert summary.labeled == 3 and summary.new_labeled == 3
 
     frame = pd.read_parquet(run.labeled)
@@ -107,22 +102,22 @@ def test_both_strategies_label_every_document(tmp_path: Path) -> None:
 
 def test_a_second_run_resumes_and_asks_nothing(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="sentences"))
+    label_run(run, LabelOptions(strategy="sentences", backend=ScriptedBackend(keyword_reply)))
     again = ScriptedBackend(keyword_reply)
-    summary = label_documents(run, again, LabelOptions(strategy="sentences"))
+    summary = label_run(run, LabelOptions(strategy="sentences", backend=again))
     assert again.requests == [] and summary.new_labeled == 0 and summary.labeled == 3
     assert len(pd.read_parquet(run.labeled)) == 3
 
 
 def test_another_strategy_on_a_labeled_run_needs_overwrite(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="sentences"))
+    label_run(run, LabelOptions(strategy="sentences", backend=ScriptedBackend(keyword_reply)))
     with pytest.raises(UsageError, match="--strategy sentences"):
-        label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy="both"))
+        label_run(run, LabelOptions(strategy="both", backend=ScriptedBackend(keyword_reply)))
     # the same set of strategies, however written, resumes
-    label_documents(run, ScriptedBackend(keyword_reply), LabelOptions(strategy=" sentences,"))
-    summary = label_documents(
-        run, ScriptedBackend(keyword_reply), LabelOptions(strategy="both", overwrite=True)
+    label_run(run, LabelOptions(strategy=" sentences,", backend=ScriptedBackend(keyword_reply)))
+    summary = label_run(
+        run, LabelOptions(strategy="both", overwrite=True, backend=ScriptedBackend(keyword_reply))
     )
     assert summary.new_labeled == 3
     assert "llm_censor" in {s for spans in spans_of(run).values() for _, _, s in spans}
@@ -135,7 +130,7 @@ def test_unusable_answers_are_flagged_kept_with_reason_and_counted(tmp_path: Pat
         return "Sorry, I cannot rewrite this document."
 
     run = make_run(tmp_path)
-    label_documents(run, ScriptedBackend(reply), LabelOptions(strategy="both"))
+    label_run(run, LabelOptions(strategy="both", backend=ScriptedBackend(reply)))
     labeled = {r.id: r for r in RecordTable(run.labeled).read()}
     assert labeled["d-health"].flags == ["censor_failed"]
     assert labeled["d-other"].flags == []
@@ -163,7 +158,7 @@ def test_a_broken_backend_stops_the_run_without_writing_the_batch(tmp_path: Path
     records = [document(f"h{i}", HEALTH_TEXT, "health") for i in range(6)]
     run = make_run(tmp_path, records)
     with pytest.raises(GenError, match="failed 5 times in a row"):
-        label_documents(run, ScriptedBackend(reply), LabelOptions(strategy="sentences"))
+        label_run(run, LabelOptions(strategy="sentences", backend=ScriptedBackend(reply)))
     assert RecordTable(run.labeled).read() == []
     assert manifest(run)["labeled"] == 0
 

@@ -33,7 +33,7 @@ from labeling.strategies import (
     sources,
     strategies,
 )
-from labeling.strategies.attempts import OK, StrategyOutcome
+from labeling.strategies.outcome import OK, StrategyOutcome
 
 
 class ToyPrompts(StrictModel):

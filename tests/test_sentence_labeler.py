@@ -15,8 +15,9 @@ from gen.backends.base import GenerationRequest
 from gen.core.errors import UsageError
 from gen.core.records import check_spans
 from gen.text.sentences import split_sentences
-from labeling.strategies.attempts import FAILED, OK, AnswerError
+from labeling.strategies.attempts import AnswerError
 from labeling.strategies.numbered import group_units, labels_grammar, parse_labels
+from labeling.strategies.outcome import FAILED, OK
 from labeling.strategies.sentences import SentenceLabeler, unit_spans
 from labeling.strategies.unit_prompts import answer_words
 

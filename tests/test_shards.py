@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 from fakes import ScriptedBackend, unique_reply
 from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, OTHER_TEXT, document, keyword_reply
-from labeling.pipeline import LabelOptions, label_documents
 
 from gen.cli import main
 from gen.core.errors import UsageError
@@ -29,6 +28,8 @@ from gen.core.store import RecordTable
 from gen.generate import run as documents_stage
 from gen.generate.plan import PlanSpec
 from gen.generate.run import DocumentsOptions
+from labeling.options import LabelOptions
+from labeling.run import run as label_run
 from scraping.queries.generate import generate_queries
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,9 +85,10 @@ def test_three_shards_label_like_one_machine(tmp_path: Path) -> None:
     one, three = RunPaths(tmp_path / "one"), RunPaths(tmp_path / "three")
     for run in (one, three):
         labeling_input(run)
-    label_documents(one, ScriptedBackend(keyword_reply), LabelOptions())
+    label_run(one, LabelOptions(backend=ScriptedBackend(keyword_reply)))
     for k in range(3):
-        label_documents(three, ScriptedBackend(keyword_reply), LabelOptions(shard=Shard(k, 3)))
+        options = LabelOptions(shard=Shard(k, 3), backend=ScriptedBackend(keyword_reply))
+        label_run(three, options)
     labeled = table(three.labeled)
     assert len(labeled) == 12 and labeled == table(one.labeled)
     assert any(span.source == "llm_censor" for record in labeled.values() for span in record.spans)

@@ -22,7 +22,7 @@ from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
 from gen.core.records import check_spans
 from labeling.config import load_labeling
-from labeling.strategies.attempts import FAILED, OK, SKIPPED
+from labeling.strategies.outcome import FAILED, OK, SKIPPED
 from labeling.strategies.unit_prompts import UnitPrompts
 
 MIXED_TEXT = "Anna Verdi was convicted of theft in 2019. She has asthma. She likes tea."

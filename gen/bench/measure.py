@@ -17,7 +17,7 @@ from gen.text.sentences import split_sentences
 from labeling.align.aligner import align_document
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
-from labeling.strategies.attempts import FAILED, SKIPPED
+from labeling.strategies.outcome import FAILED, SKIPPED
 
 #: Tag the simulated censored answers use for the aligner measurement.
 _ALIGN_TAGS = {"HEALTH_DATA": "health"}

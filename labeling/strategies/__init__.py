@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from gen.core.records import Record
     from labeling.config import LabelingPrompts
     from labeling.options import LabelOptions
-    from labeling.strategies.attempts import StrategyOutcome
+    from labeling.strategies.outcome import StrategyOutcome
 
 #: `--strategy all`: every registered strategy.
 ALL = "all"

@@ -1,5 +1,5 @@
-"""What the labeling strategies share: the outcome of a strategy on one document, and for
-those that ask a model, prompts with a constant per-category prefix and one retry.
+"""What the strategies that ask a model share: prompts with a constant per-category
+prefix, token counts, and asking with one retry.
 
 A model answer is usable or not; an unusable one (backend error, answer in the
 wrong shape, alignment failed) is retried once with another seed and a warmer
@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from gen.backends.base import Backend, Completion, GenerationRequest, SamplingParams
+from gen.backends.base import Backend, GenerationRequest, SamplingParams
 from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
 from gen.core.errors import GenError, UsageError
 from gen.core.packs import Formats
-from gen.core.records import Span
 from gen.generate.plan import derive_seed
 from labeling.config import LabelingPrompts
 from labeling.strategies import LabelerSetup
+from labeling.strategies.outcome import MODEL_ERROR, StrategyOutcome
 
 #: Prompt sizes are estimated at this many characters per token when the backend
 #: cannot count tokens (OpenAI-compatible servers).
@@ -31,16 +30,6 @@ ATTEMPTS = 2
 
 ParsedT = TypeVar("ParsedT")
 
-# Outcome statuses of one strategy on one document.
-OK = "ok"
-#: Usable spans, but the labeler distrusts them (a low alignment score).
-FLAGGED = "flagged"
-FAILED = "failed"
-#: Not asked: nothing for this strategy to do (e.g. the category is not sensitive).
-SKIPPED = "skipped"
-#: Reason of an outcome whose backend call failed (the stage stops when it repeats).
-MODEL_ERROR = "model_error"
-
 
 class AnswerError(Exception):
     """A model answer that cannot be used; `reason` is a short code counted in the manifest."""
@@ -49,52 +38,6 @@ class AnswerError(Exception):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
-
-
-@dataclass
-class StrategyOutcome:
-    """What one strategy produced for one document."""
-
-    strategy: str
-    status: str
-    spans: list[Span] = field(default_factory=list)
-    reason: str | None = None
-    detail: str = ""
-    #: Every raw answer the model gave, kept for failures and flagged results.
-    answers: list[str] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    #: Strategy-specific figures (sentence groups, alignment quality and score...).
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def flag(self) -> str | None:
-        """The record flag this outcome raises, if any."""
-        if self.status == FAILED:
-            return f"{self.strategy}_failed"
-        if self.status == FLAGGED:
-            return f"{self.strategy}_{self.reason}"
-        return None
-
-    def add(self, completion: Completion) -> None:
-        self.prompt_tokens += completion.prompt_tokens
-        self.completion_tokens += completion.completion_tokens
-        self.seconds += completion.seconds
-
-    def summary(self) -> dict[str, Any]:
-        """The part stored in the labeled record's meta (raw answers go to the rejects)."""
-        summary: dict[str, Any] = {
-            "status": self.status,
-            "spans": len(self.spans),
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "seconds": round(self.seconds, 3),
-            **self.details,
-        }
-        if self.reason:
-            summary.update(reason=self.reason, detail=self.detail)
-        return summary
 
 
 class TokenCounter:

@@ -24,16 +24,8 @@ from gen.text.placeholders import check_placeholders
 from labeling.align.aligner import Alignment, align_document
 from labeling.config import LabelingPrompts, check_every_category
 from labeling.strategies import Strategy
-from labeling.strategies.attempts import (
-    FAILED,
-    FLAGGED,
-    OK,
-    SKIPPED,
-    AnswerError,
-    LlmLabeler,
-    StrategyOutcome,
-    ask,
-)
+from labeling.strategies.attempts import AnswerError, LlmLabeler, ask
+from labeling.strategies.outcome import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
 
 NAME = "censor"
 SOURCE = "llm_censor"

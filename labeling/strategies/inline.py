@@ -24,8 +24,8 @@ from gen.core.yamlio import StrictModel
 from gen.text.placeholders import check_placeholders
 from labeling.config import LabelingPrompts, check_every_category, load_labeling
 from labeling.strategies import LabelerSetup, Strategy
-from labeling.strategies.attempts import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
 from labeling.strategies.inline_tags import SOURCE, InlineParse, accepted_names, parse_inline
+from labeling.strategies.outcome import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
 
 NAME = "inline"
 #: `meta` key of a document written with inline labels.

@@ -23,17 +23,9 @@ from gen.core.errors import GenError, UsageError
 from gen.core.records import Record, Span
 from gen.text.units import split_units
 from labeling.strategies import LabelerSetup, Strategy
-from labeling.strategies.attempts import (
-    FAILED,
-    MODEL_ERROR,
-    OK,
-    SKIPPED,
-    AnswerError,
-    LlmLabeler,
-    StrategyOutcome,
-    ask,
-)
+from labeling.strategies.attempts import AnswerError, LlmLabeler, ask
 from labeling.strategies.numbered import group_units, labels_grammar, parse_labels
+from labeling.strategies.outcome import FAILED, MODEL_ERROR, OK, SKIPPED, StrategyOutcome
 from labeling.strategies.unit_prompts import OWN, SentencesPrompts, UnitPrompts
 
 NAME = "sentences"
