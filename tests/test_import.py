@@ -12,9 +12,8 @@ from gen.cli import main
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.export.formats.conll import export_conll
-from gen.export.formats.records import export_jsonl
-from gen.export.run import ExportOptions
+from gen.export.base import ExportJob
+from gen.export.registry import export_format
 from gen.importing import RecordDefaults
 from gen.importing.run import import_files, read_files
 
@@ -54,6 +53,13 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+def _export(name: str, records: list[Record], folder: Path, **settings: str) -> Path:
+    """Write `records` as the test split of export format `name` into `folder`."""
+    export = export_format(name)
+    export.write(ExportJob({"test": records}, folder, export.make_settings(settings)))
+    return folder
+
+
 def _key(records: list[Record]) -> list[tuple[str, list[tuple[int, int, str]]]]:
     return sorted((r.text, [(s.start, s.end, s.label) for s in r.spans]) for r in records)
 
@@ -67,7 +73,7 @@ def test_jsonl_gold_import_export_import_gives_the_same_spans(tmp_path):
         ],
     )
     first = read_files([gold], "gold", RecordDefaults())
-    export_jsonl({"test": first}, tmp_path / "out", ExportOptions())
+    _export("jsonl", first, tmp_path / "out")
     second = read_files([tmp_path / "out" / "test.jsonl"], "gold", RecordDefaults())
     assert _key(first) == _key(second) == _key(_gold_records())
     assert all(s.source == "gold" for r in second for s in r.spans)
@@ -76,7 +82,7 @@ def test_jsonl_gold_import_export_import_gives_the_same_spans(tmp_path):
 @pytest.mark.parametrize("scheme", ["io", "bio"])
 def test_conll_import_export_import_gives_the_same_spans(tmp_path, scheme):
     # The exporter writes sentences without document boundaries: one document per file.
-    export_conll({"test": _gold_records()[:1]}, tmp_path / "a", ExportOptions(scheme=scheme))
+    _export("conll", _gold_records()[:1], tmp_path / "a", scheme=scheme)
     conll = tmp_path / "a" / "test.conll"
     first = read_files([conll], "gold", RecordDefaults())
     (record,) = first
@@ -86,7 +92,7 @@ def test_conll_import_export_import_gives_the_same_spans(tmp_path, scheme):
         "la TAC del 3 maggio mostra una frattura",
         "IT60X0542811101000000123456",
     ]
-    export_conll({"test": first}, tmp_path / "b", ExportOptions(scheme=scheme))
+    _export("conll", first, tmp_path / "b", scheme=scheme)
     again = tmp_path / "again.conll"
     again.write_text((tmp_path / "b" / "test.conll").read_text(encoding="utf-8"), encoding="utf-8")
     assert _key(read_files([again], "gold", RecordDefaults())) == _key(first)
@@ -108,13 +114,11 @@ def test_conll_docstart_separates_documents_and_bio_keeps_touching_spans(tmp_pat
 
 def test_spacy_docbin_import_export_import_gives_the_same_spans(tmp_path):
     pytest.importorskip("spacy")
-    from gen.export.formats.spacy_docbin import export_spacy
-
-    export_spacy({"test": _gold_records()}, tmp_path / "a", ExportOptions())
+    _export("spacy", _gold_records(), tmp_path / "a")
     first = read_files([tmp_path / "a" / "test.spacy"], "gold", RecordDefaults())
     assert _key(first) == _key(_gold_records())
     assert {r.id for r in first} == {"g1", "g2"}
-    export_spacy({"test": first}, tmp_path / "b", ExportOptions())
+    _export("spacy", first, tmp_path / "b")
     assert _key(read_files([tmp_path / "b" / "test.spacy"], "gold", RecordDefaults())) == _key(
         first
     )

@@ -85,9 +85,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(run, base, tmp_path):
     settings = TrainSettings(
         trainer="transformers", base_model=str(base), epochs=1, length=32, stride=8, batch_size=8
     )
-    data = load_training_data(
-        run, trainer.export_format, trainer.export_options(settings), trainer.export_keys
-    )
+    data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
     work = tmp_path / "work"
     work.mkdir()
     (tmp_path / "a").mkdir()

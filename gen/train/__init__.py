@@ -1,8 +1,9 @@
 """Training a detector on a run's export: one module per trainer, described by itself.
 
 A trainer is a class with a `name`, the export format it trains from
-(`export_format`, with `export_options(settings)`), `fit(data, folder, settings, work)`
-that writes a model into `folder`, and `load(folder, info)` that gives back a
+(`export_format`, with `export_settings(settings)`), `check(settings)` that refuses
+what cannot work before any export, `fit(data, folder, settings, work)` that
+writes a model into `folder`, and `load(folder, info)` that gives back a
 `gen.predict.detector.Detector`. Adding a trainer is one new module plus a line
 in `TRAINERS`; everything else (export, scores, model card, learning curve) is shared.
 """
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from gen.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from gen.export.run import ExportOptions
     from gen.predict.detector import Detector
     from gen.train.data import TrainingData
 
@@ -82,10 +82,15 @@ class TrainSettings:
 class Trainer(Protocol):
     name: ClassVar[str]
     export_format: ClassVar[str]
-    #: Export options that must match for an existing export to be reused.
-    export_keys: ClassVar[tuple[str, ...]]
 
-    def export_options(self, settings: TrainSettings) -> ExportOptions: ...
+    def check(self, settings: TrainSettings) -> None:
+        """Refuse settings that cannot work (a missing base model...) before any export."""
+        ...
+
+    def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
+        """The export format's settings this trainer needs; an export made with other
+        values is written again."""
+        ...
 
     def fit(
         self, data: TrainingData, folder: Path, settings: TrainSettings, work: Path

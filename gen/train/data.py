@@ -14,7 +14,7 @@ import json
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +22,11 @@ from gen.core.errors import UsageError
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.dataset.splits import SPLIT_NAMES, parse_ratios
-from gen.export.run import ExportOptions, export_run
+from gen.dataset.splits import SPLIT_NAMES
+from gen.export.run import DEFAULT_RATIOS, ExportOptions
+from gen.export.run import run as export_run
 
-DEFAULT_SPLIT = "0.8,0.1,0.1"
+DEFAULT_SPLIT = ",".join(str(share) for share in DEFAULT_RATIOS.values())
 
 
 @dataclass
@@ -40,18 +41,21 @@ class TrainingData:
     #: Why the export was written again before training (None: it was up to date).
     reexported: str | None = None
 
-    @property
-    def labels(self) -> list[str]:
-        return sorted(
-            {s.label for records in self.splits.values() for r in records for s in r.spans}
-        )
-
     def subset(self, share: float, seed: int) -> TrainingData:
         """The first `share` of the train ids in a seeded order: shares are nested."""
         ids = sorted(r.id for r in self.splits["train"])
         random.Random(f"curve-{seed}").shuffle(ids)
         count = max(1, math.ceil(share * len(ids)))
         return TrainingData(self.folder, self.manifest, self.splits, sorted(ids[:count]))
+
+
+def dataset_labels(run: Path) -> list[str]:
+    """The span labels of `RUN/dataset` (what a detector trained on it can learn)."""
+    paths = RunPaths(Path(run))
+    table = RecordTable(paths.dataset)
+    if not table.exists():
+        raise UsageError(f"no dataset in {paths.dataset}: run `gen build --run {paths.root}` first")
+    return sorted({s.label for r in table.read() for s in r.spans})
 
 
 def _stale_reason(paths: RunPaths, folder: Path, wanted: dict[str, Any]) -> str | None:
@@ -70,25 +74,24 @@ def _stale_reason(paths: RunPaths, folder: Path, wanted: dict[str, Any]) -> str 
 
 
 def prepare_export(
-    run: Path, format_name: str, options: ExportOptions, keys: Sequence[str]
+    run: Path, format_name: str, settings: dict[str, Any]
 ) -> tuple[Path, str | None]:
     """The export folder of `format_name`, re-exported first if it is missing, stale, or
-    its options named in `keys` differ; also says why it was re-exported."""
+    made with other values of the format `settings` the trainer needs; also says why."""
     paths = RunPaths(Path(run))
     folder = paths.export / format_name
-    every = json.loads(json.dumps(asdict(options), default=str))
-    wanted = {key: every[key] for key in keys}
+    wanted = json.loads(json.dumps(settings, default=str))
     reason = _stale_reason(paths, folder, wanted)
     if reason is not None:
         previous = _previous_manifest(paths)
-        export_run(
-            paths.root,
+        options = ExportOptions(
             format_name,
-            previous.get("ratios") or parse_ratios(DEFAULT_SPLIT),
+            previous.get("ratios") or DEFAULT_RATIOS,
             int(previous.get("seed", 0)),
-            options,
-            previous.get("holdout_doc_types", ()),
+            tuple(previous.get("holdout_doc_types", ())),
+            settings=settings,
         )
+        export_run(paths, options)
     return folder, reason
 
 
@@ -101,13 +104,12 @@ def _previous_manifest(paths: RunPaths) -> dict[str, Any]:
 def load_training_data(
     run: Path,
     format_name: str,
-    options: ExportOptions,
-    keys: Sequence[str],
+    settings: dict[str, Any],
     required: Sequence[str] = SPLIT_NAMES,
 ) -> TrainingData:
     """The export (fresh) and the dataset records of its splits; one clear error for a
-    missing split or an empty train split."""
-    folder, reason = prepare_export(run, format_name, options, keys)
+    missing or empty split."""
+    folder, reason = prepare_export(run, format_name, settings)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     split_ids: dict[str, list[str]] = manifest["splits"]
     present = ", ".join(split_ids) or "none"

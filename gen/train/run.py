@@ -25,7 +25,7 @@ from gen.predict.detector import DETECTOR_FILE
 from gen.train import Trainer, TrainSettings, trainer_class
 from gen.train.card import model_card
 from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
-from gen.train.data import TrainingData, load_training_data
+from gen.train.data import TrainingData, dataset_labels, load_training_data
 from gen.train.scoring import ScoredSet, load_gold, score_detector
 
 
@@ -53,10 +53,9 @@ def train_detector(
     curve_shares: list[float] | None = None,
 ) -> TrainReport:
     trainer = trainer_class(settings.trainer)()
-    data = load_training_data(
-        run, trainer.export_format, trainer.export_options(settings), trainer.export_keys
-    )
-    gold_records = load_gold(gold, data.labels) if gold else None
+    trainer.check(settings)
+    gold_records = load_gold(gold, dataset_labels(run)) if gold else None
+    data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
     out = Path(out or default_out(run, settings))
     work = out.with_name(f".{out.name}.work")
     staging = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")

@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import UsageError
+from gen.core.packs import negative_labels
 from gen.core.record_files import read_record_file
 from gen.core.records import Record
-from gen.evaluate.run import NEGATIVE_LABELS, Evaluation, evaluate
+from gen.evaluate.run import Evaluation, evaluate
 from gen.predict.detector import Detector
 from gen.predict.run import predict_records
 
@@ -47,7 +48,7 @@ def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
 
 
 def _labels(records: Sequence[Record]) -> set[str]:
-    return {s.label for r in records for s in r.spans} - set(NEGATIVE_LABELS)
+    return {s.label for r in records for s in r.spans} - set(negative_labels())
 
 
 def score_detector(

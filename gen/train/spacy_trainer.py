@@ -28,7 +28,6 @@ from gen.core.errors import UsageError
 from gen.core.progress import ProgressReporter, progress
 from gen.core.records import Span
 from gen.core.store import write_atomic
-from gen.export.run import ExportOptions
 from gen.predict.detector import SOURCE
 from gen.predict.windows import merge_windows, word_windows
 from gen.train import TrainSettings, require
@@ -80,10 +79,13 @@ def _reporting(reporter: ProgressReporter) -> Iterator[None]:
 class SpacyTrainer:
     name: ClassVar[str] = "spacy"
     export_format: ClassVar[str] = "spacy"
-    export_keys: ClassVar[tuple[str, ...]] = ("alignment_mode",)
 
-    def export_options(self, settings: TrainSettings) -> ExportOptions:
-        return ExportOptions(alignment_mode="expand")
+    def check(self, settings: TrainSettings) -> None:
+        if settings.base_model:
+            _base_pipeline(settings.base_model)
+
+    def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
+        return {"alignment_mode": "expand"}
 
     def fit(
         self, data: TrainingData, folder: Path, settings: TrainSettings, work: Path

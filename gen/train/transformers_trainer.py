@@ -25,7 +25,6 @@ from typing import Any, ClassVar
 from gen.core.errors import UsageError
 from gen.core.progress import progress
 from gen.export.formats.hf_tokens import IGNORED
-from gen.export.run import ExportOptions
 from gen.text.words import OUTSIDE
 from gen.train import TrainSettings, require
 from gen.train.data import TrainingData
@@ -147,12 +146,18 @@ def _seqeval(tags: Sequence[str]) -> Any:
 class TransformersTrainer:
     name: ClassVar[str] = "transformers"
     export_format: ClassVar[str] = "hf-tokens"
-    export_keys: ClassVar[tuple[str, ...]] = ("tokenizer", "length", "stride", "scheme")
 
-    def export_options(self, settings: TrainSettings) -> ExportOptions:
-        return ExportOptions(
-            tokenizer=_base_folder(settings), length=settings.length, stride=settings.stride
-        )
+    def check(self, settings: TrainSettings) -> None:
+        _base_folder(settings)
+        device_for(settings.device)
+
+    def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
+        return {
+            "tokenizer": _base_folder(settings),
+            "length": settings.length,
+            "stride": settings.stride,
+            "scheme": "io",
+        }
 
     def fit(
         self, data: TrainingData, folder: Path, settings: TrainSettings, work: Path
