@@ -18,8 +18,9 @@ from gen.core.packs import default_prompts_dir
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from scraping.wikipedia.client import LICENSE
 from scraping.wikipedia.polite_http import Politeness
-from scraping.wikipedia.scrape import LICENSE, ScrapeSummary, scrape_wikipedia
+from scraping.wikipedia.scrape import ScrapeSummary, scrape_wikipedia
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wiki"
 FAST = Politeness(min_interval=0, backoff=0, max_retries=3)

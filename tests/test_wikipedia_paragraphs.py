@@ -7,8 +7,8 @@ import re
 import pytest
 
 from gen.core.packs import default_prompts_dir
+from scraping.wikipedia.client import load_config
 from scraping.wikipedia.paragraphs import Block, PageFilter, paragraphs, person_reason
-from scraping.wikipedia.scrape import load_config
 
 RULES = PageFilter(
     skip_sections=["See also"],

@@ -9,7 +9,8 @@ import click
 from gen.cli.options import language_option, prompts_option, run_option, seed_option
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
-from scraping.wikipedia.scrape import DEFAULT_API_URL, ScrapeSummary, scrape_wikipedia
+from scraping.wikipedia.client import DEFAULT_API_URL
+from scraping.wikipedia.scrape import ScrapeSummary, scrape_wikipedia
 
 
 @click.command("wikipedia")
