@@ -42,7 +42,7 @@ class LabelOptions:
     #: gen.text.units).
     unit: str = DEFAULT_UNIT
     categories: str = "own"
-    answers: str = "auto"
+    answers: str = "generated"
     #: Spans whose label probability is below this are dropped (scored answers only).
     min_score: float = 0.0
     prompts_dir: Path | None = None

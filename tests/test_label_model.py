@@ -73,7 +73,16 @@ def test_two_documents_labeled_both_ways_with_generated_answers(tmp_path: Path) 
 def test_two_documents_scored_by_clause_over_every_category(tmp_path: Path) -> None:
     run = labeled_run(tmp_path)
     args = ["label", "--run", str(tmp_path), "--strategy", "sentences", "--ctx", "2048"]
-    options = ["--categories", "all", "--unit", "clause", "--min-score", "0.2"]
+    options = [
+        "--categories",
+        "all",
+        "--unit",
+        "clause",
+        "--answers",
+        "scored",
+        "--min-score",
+        "0.2",
+    ]
     result = CliRunner().invoke(main, [*args, *options])
     assert result.exit_code == 0, result.output
     records: list[Record] = RecordTable(run.labeled).read()

@@ -104,7 +104,7 @@ def _strategy_help() -> str:
 @click.option(
     "--answers",
     type=click.Choice(ANSWER_MODES),
-    default="auto",
+    default="generated",
     show_default=True,
     help="scored: compare the labels' probabilities, one forward pass per unit; generated: "
     "the model writes the labels; auto: scored where the backend can.",
