@@ -29,6 +29,8 @@ MIXED_TEXT = "Anna Verdi was convicted of theft in 2019. She has asthma. She lik
 
 
 def labeler(backend: ScriptedBackend, **options):  # type: ignore[no-untyped-def]
+    """A sentences labeler; answers `auto` (scored where the backend can) unless told."""
+    options.setdefault("answers", "auto")
     return make_labeler("sentences", backend, seed=3, **options)
 
 
