@@ -11,7 +11,6 @@ labeled span runs across, so a word tagger never sees an entity cut in two.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -23,6 +22,7 @@ from pysbd.languages import LANGUAGE_CODES
 from gen.core.packs import Language, default_prompts_dir
 from gen.core.records import Span
 from gen.core.yamlio import load_model
+from gen.text.words import words_in
 
 _LINE = re.compile(r"[^\n]+")
 
@@ -133,10 +133,9 @@ def keep_spans_whole(
 
 
 def _widened(start: int, end: int, words: Sequence[Range]) -> Range:
-    first = bisect.bisect_right(words, start, key=lambda word: word[1])
-    last = bisect.bisect_left(words, end, key=lambda word: word[0]) - 1
-    if first < len(words) and words[first][0] < end:
-        start = min(start, words[first][0])
-    if last >= 0 and words[last][1] > start:
-        end = max(end, words[last][1])
+    """`start, end` stretched to the edges of the words it touches."""
+    touched = words_in(words, start, end)
+    if touched:
+        start = min(start, words[touched[0]][0])
+        end = max(end, words[touched[-1]][1])
     return start, end
