@@ -8,7 +8,6 @@ shows what `gen documents` will do without loading a model.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from gen.backends.prompting import PromptParts
 from gen.core.errors import UsageError
 from gen.core.packs import LanguagePack
+from gen.core.seeds import derive_seed
 from gen.generate.personas import draw_persona
 
 ALL = "all"
@@ -53,12 +53,6 @@ class PlanItem:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-
-
-def derive_seed(*parts: object) -> int:
-    """A 31-bit seed from any parts; stable across Python versions and processes."""
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def _categories(pack: LanguagePack, spec: PlanSpec) -> list[str]:

@@ -17,7 +17,7 @@ from gen.backends.base import Backend, GenerationRequest, SamplingParams
 from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
 from gen.core.errors import GenError, UsageError
 from gen.core.packs import Formats
-from gen.generate.plan import derive_seed
+from gen.core.seeds import derive_seed
 from labeling.config import LabelingPrompts
 from labeling.strategies import LabelerSetup
 from labeling.strategies.outcome import MODEL_ERROR, StrategyOutcome
