@@ -84,11 +84,11 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 def alphanumeric_words(text: str) -> list[tuple[int, int]]:
     """The words of `text` with a letter or digit in them: what a reader counts as
     words (punctuation, symbols, emoji and blanks such as `____` left out)."""
-    return [(start, end) for start, end in word_spans(text) if _has_alnum(text, start, end)]
-
-
-def _has_alnum(text: str, start: int, end: int) -> bool:
-    return any(char.isalnum() for char in text[start:end])
+    return [
+        (start, end)
+        for start, end in word_spans(text)
+        if text[start].isalnum() or any(char.isalnum() for char in text[start:end])
+    ]
 
 
 def _matches(text: str) -> list[tuple[int, int]]:
