@@ -1,4 +1,4 @@
-"""Helpers shared by the export tests: a tokenizer trained on the spot, a run of en_US
+"""Helpers shared by the export tests: tokenizers trained on the spot, a run of en_US
 queries, and a folder that the test process cannot write."""
 
 from __future__ import annotations
@@ -30,6 +30,31 @@ def trained_tokenizer(folder: Path, texts: list[str]) -> Path:
     tokenizer.train_from_iterator(texts, trainer)
     tokenizer.post_processor = processors.BertProcessing(
         ("[SEP]", tokenizer.token_to_id("[SEP]")), ("[CLS]", tokenizer.token_to_id("[CLS]"))
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def byte_level_tokenizer(folder: Path, texts: list[str]) -> Path:
+    """A byte-level BPE tokenizer with RoBERTa's special tokens (no download): its words
+    split accents off NFD letters and keep a Chinese clause whole; its vocabulary is so
+    small that emoji and Chinese characters stay several tokens, some of them straddling
+    two characters."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers, processors, trainers
+
+    tokenizer = tokenizers.Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=["<s>", "</s>", "<pad>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tokenizer.train_from_iterator(texts, trainer)
+    tokenizer.post_processor = processors.RobertaProcessing(
+        ("</s>", tokenizer.token_to_id("</s>")), ("<s>", tokenizer.token_to_id("<s>"))
     )
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer.save(str(folder / "tokenizer.json"))

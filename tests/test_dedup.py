@@ -68,3 +68,26 @@ def test_cli_build_at_the_top_of_the_range(tmp_path: Path) -> None:
 def test_a_decomposed_copy_is_an_exact_duplicate() -> None:
     text = "José Nuñez è stato ricoverato in città."
     assert exact_duplicates([text, unicodedata.normalize("NFD", text)]) == {1: 0}
+
+
+def test_copies_differing_in_case_punctuation_spacing_and_quote_style_are_exact() -> None:
+    text = "L'anno scorso il sig. Rossi, via e-mail, ha scritto: «sono celiaco»."
+    copies = [
+        "l’anno scorso   il Sig Rossi via e-mail ha scritto\nsono celiaco!",
+        'L\'anno scorso il sig. Rossi, via email, ha scritto: "sono celiaco" 😀',
+    ]
+    assert exact_duplicates([text, *copies]) == {1: 0, 2: 0}
+    assert exact_duplicates([text, text.replace("celiaco", "diabetico")]) == {}
+
+
+def test_chinese_is_compared_character_by_character() -> None:
+    """A Chinese text with one character in three clauses changed is a near copy; with
+    `\\w+` words every changed clause was a different word and the copy went unseen."""
+    rng = random.Random(2)
+    alphabet = "我你他她们是的了不在有人这中大为上个国和地到以说时要就出会可也"
+    clauses = ["".join(rng.choice(alphabet) for _ in range(15)) for _ in range(21)]
+    edited = [c if i % 3 else "门" + c[1:] for i, c in enumerate(clauses)]
+    other = ["".join(rng.choice(alphabet) for _ in range(15)) for _ in range(21)]
+    original, copy, unrelated = minhashes(["，".join(t) + "。" for t in (clauses, edited, other)])
+    assert original.jaccard(copy) > 0.8
+    assert original.jaccard(unrelated) < 0.2

@@ -106,3 +106,23 @@ def test_class_weights(tmp_path, run, base):
     bad.write_text(json.dumps({"I-NOPE": 2.0}))
     result = _train(run, base, tmp_path / "m", "--class-weights", str(bad))
     assert result.exit_code == 2 and "unknown tags ['I-NOPE']" in result.output
+
+
+def test_a_window_is_read_on_the_first_sub_token_of_each_word():
+    """As the export labels them: a word of gen.text.words takes its first sub-token's
+    tag; the other pieces' predictions, and special and padding tokens, are not read."""
+    import torch
+
+    from gen.text.words import word_spans
+    from gen.train.transformers_detector import read_window
+
+    text = "Anna Rossi's e-mail"
+    tags = ["O", "I-PERSON", "I-health"]
+    offsets = [(0, 0), (0, 4), (5, 8), (8, 10), (10, 11), (11, 12), (13, 14), (14, 15)]
+    offsets += [(15, 19), (0, 0), (0, 0)]  # [CLS] Anna Ros ##si ' s e - mail [SEP] [PAD]
+    best = [2, 1, 1, 0, 2, 2, 0, 1, 1, 2, 2]
+    probabilities = torch.nn.functional.one_hot(torch.tensor(best), 3) * 0.5 + 0.1
+    words, found, scores = read_window(word_spans(text), offsets, probabilities, tags)
+    assert [text[a:b] for a, b in words] == ["Anna", "Rossi's", "e-mail"]
+    assert found == ["I-PERSON", "I-PERSON", "O"]
+    assert scores == pytest.approx([0.6, 0.6, 0.6])

@@ -77,6 +77,19 @@ def test_short_clauses_join_their_neighbour() -> None:
     ]
 
 
+def test_clause_length_counts_the_words_of_gen_text_words() -> None:
+    # An address is one or two words ("stampa", "@", "alleanzacivica.example"), not
+    # the three a `\w+` count finds; punctuation and symbols are no words at all.
+    text = "Tel. 06 4820 1187 – stampa@alleanzacivica.example"
+    assert units(text, IT) == [text]
+    # "e-mail + fax" is two words: too short to stand alone.
+    text = "He wrote it – e-mail + fax – and phoned us twice."
+    assert units(text) == ["He wrote it – e-mail + fax", "and phoned us twice"]
+    # Chinese has no spaces: each character is a word, so a clause of it stands alone.
+    text = "He said it – 我爱北京 – and left the room."
+    assert units(text) == ["He said it", "我爱北京", "and left the room"]
+
+
 def test_italian_cues_and_abbreviations() -> None:
     text = (
         "Il Dott. Rossi ha visitato la paziente, che riferisce dolore, ma rifiuta la terapia. "

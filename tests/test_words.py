@@ -14,7 +14,15 @@ from gen.core.records import Record, Span
 from gen.export.base import ExportJob
 from gen.export.formats.conll import TaggingSettings, conll_lines
 from gen.text.nfc import move_range, nfc_text, same_text
-from gen.text.words import _BEYOND_LATIN, _JOINING, _SPECIAL, word_spans, word_starts, words_in
+from gen.text.words import (
+    _BEYOND_LATIN,
+    _JOINING,
+    _SPECIAL,
+    alphanumeric_words,
+    word_spans,
+    word_starts,
+    words_in,
+)
 
 CLUSTER = regex.compile(r"\X")
 
@@ -153,6 +161,13 @@ def test_emoji_sequences_and_flags_are_one_word() -> None:
 def test_joined_words_and_a_lone_mark() -> None:
     assert words_of("e-mail l'anno 3.5 l’ora") == ["e-mail", "l'anno", "3.5", "l’ora"]
     assert words_of("\u0301abc \u0301 x") == ["abc", "x"]
+
+
+def test_alphanumeric_words_leave_punctuation_symbols_and_blanks_out() -> None:
+    text = "Dr. Bo, e-mail: bo@x.example 👍🏽 ____ 北京 – " + nfd("José") + "!"
+    assert [text[a:b] for a, b in alphanumeric_words(text)] == [
+        "Dr", "Bo", "e-mail", "bo", "x.example", "北", "京", nfd("José")
+    ]  # fmt: skip
 
 
 def test_offsets_stay_in_the_original_string() -> None:

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from gen.text.nfc import nfc
+from gen.text.words import alphanumeric_words
 
 if TYPE_CHECKING:  # datasketch pulls in scipy: imported where used, not at CLI start-up
     from datasketch import MinHash, MinHashLSH
@@ -23,13 +24,17 @@ NUM_PERM = 128
 #: Chance that a pair exactly at the threshold is found when datasketch picks no bands.
 CANDIDATE_RECALL = 0.99
 SHINGLE_WORDS = 3
-_WORD = re.compile(r"\w+")
 
 
 def normalized(text: str) -> str:
-    """Text reduced to lowercase words, so case, punctuation, spacing and Unicode
+    """Text reduced to its lowercase words (gen.text.words, punctuation left out, each
+    Chinese character a word) with the hyphens, apostrophes and periods inside them
+    dropped, so case, punctuation, spacing, quote style ("l’anno") and Unicode
     normalization (NFC: a decomposed "José" is the same word) don't hide a copy."""
-    return " ".join(_WORD.findall(nfc(text).lower()))
+    text = nfc(text).lower()
+    return " ".join(
+        "".join(filter(str.isalnum, text[start:end])) for start, end in alphanumeric_words(text)
+    )
 
 
 def _shingles(text: str) -> set[bytes]:

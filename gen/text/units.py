@@ -16,7 +16,9 @@ Method, line by line:
    dashes between spaces, and after a comma followed by a conjunction or a relative
    pronoun of the language pack (`units` block of prompts/<lang>/language.yaml). A clause
    of fewer than `min_clause_words` words joins the previous clause of its sentence (the
-   next one when it comes first), so that "since 2012" never stands alone.
+   next one when it comes first), so that "since 2012" never stands alone. Words (here and
+   in field names) are gen.text.words' words with a letter or digit: "e-mail" is one,
+   a Chinese character one, punctuation none.
 6. Each unit is trimmed of surrounding whitespace and of the separator punctuation at its
    edges (`. , ; : ! ? …` and dashes): gold spans leave closing punctuation out too.
 
@@ -35,6 +37,7 @@ from itertools import pairwise
 from gen.core.errors import UsageError
 from gen.core.packs import UnitRules
 from gen.text.sentences import split_sentences
+from gen.text.words import alphanumeric_words
 
 UNITS = ("sentence", "clause")
 
@@ -47,7 +50,6 @@ _LIST_MARKER = re.compile(
 _COLUMN_GAP = re.compile(r"\t+|[ ]{3,}")
 _FIELD_COLON = re.compile(r":[ \t]+(?=\S)")
 _SENTENCE_END = re.compile(r"[.!?…][ \t]")
-_WORD = re.compile(r"\w+")
 _SENTENCE_MARK = re.compile(r"[.!?…。！？]")
 #: Hard clause breaks: the punctuation goes to the left piece (and is trimmed from it).
 _HARD_BREAK = re.compile(r"[;:](?=\s)|\s[–—-](?=\s)")
@@ -108,7 +110,8 @@ def _clause_breaks(text: str, start: int, end: int, rules: UnitRules) -> list[in
 
 
 def _words(text: str, start: int, end: int) -> int:
-    return len(_WORD.findall(text, start, end))
+    """Words of `text[start:end]` as gen.text.words counts them, punctuation left out."""
+    return len(alphanumeric_words(text[start:end]))
 
 
 def _clauses(text: str, start: int, end: int, rules: UnitRules) -> list[Range]:

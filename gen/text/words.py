@@ -81,6 +81,16 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     return _matches(text.translate(_STAND_INS))
 
 
+def alphanumeric_words(text: str) -> list[tuple[int, int]]:
+    """The words of `text` with a letter or digit in them: what a reader counts as
+    words (punctuation, symbols, emoji and blanks such as `____` left out)."""
+    return [
+        (start, end)
+        for start, end in word_spans(text)
+        if text[start].isalnum() or any(char.isalnum() for char in text[start:end])
+    ]
+
+
 def _matches(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in WORD_PATTERN.finditer(text)]
 

@@ -1,7 +1,8 @@
 """A fine-tuned token classifier as a detector (the transformers trainer's models).
 
 The text is cut into windows by the model's own tokenizer (`--length`/`--stride`
-tokens, as in training); each word takes the tag of its first sub-token, runs of
+tokens, as in training); each word (gen.text.words, as the `hf-tokens` export the
+model learned from) takes the tag of its first sub-token in the window, runs of
 one label become spans (`spans_from_tags`, as the exports), and the windows are
 merged back to exact character offsets of the whole text.
 """
@@ -16,7 +17,7 @@ from gen.core.errors import UsageError
 from gen.core.records import Span
 from gen.predict.detector import SOURCE
 from gen.predict.windows import Window, merge_windows
-from gen.text.words import OUTSIDE, spans_from_tags
+from gen.text.words import OUTSIDE, spans_from_tags, word_spans, word_starts
 from gen.train.transformers_trainer import torch, transformers
 
 
@@ -63,36 +64,17 @@ class TransformersDetector:
         with torch.no_grad():
             inputs = {k: v.to(self.device) for k, v in encoding.items()}
             probabilities = self.model(**inputs).logits.softmax(-1).cpu()
+        words = word_spans(text)
         windows, found = [], []
         for index, window_offsets in enumerate(offsets):
-            word_ids = encoding.word_ids(index)
-            words, tags, scores = self._words(window_offsets, word_ids, probabilities[index])
-            if not words:
+            reached, tags, scores = read_window(
+                words, window_offsets, probabilities[index], self.tags
+            )
+            if not reached:
                 continue
-            windows.append(Window(words[0][0], words[-1][1]))
-            found.append(self._spans(text, words, tags, scores))
+            windows.append(Window(reached[0][0], reached[-1][1]))
+            found.append(self._spans(text, reached, tags, scores))
         return merge_windows(len(text), windows, found)
-
-    def _words(
-        self, offsets: list[list[int]], word_ids: list[int | None], probs: Any
-    ) -> tuple[list[tuple[int, int]], list[str], list[float]]:
-        """Character range, tag and probability of each word of a window (first sub-token)."""
-        words: list[list[int]] = []
-        tags: list[str] = []
-        scores: list[float] = []
-        previous = None
-        for position, (word, (start, end)) in enumerate(zip(word_ids, offsets, strict=True)):
-            if word is None or start == end:
-                continue
-            if word == previous:
-                words[-1][1] = max(words[-1][1], end)
-                continue
-            previous = word
-            best = int(probs[position].argmax())
-            words.append([start, end])
-            tags.append(self.tags[best])
-            scores.append(float(probs[position][best]))
-        return [(a, b) for a, b in words], tags, scores
 
     @staticmethod
     def _spans(
@@ -108,3 +90,25 @@ class TransformersDetector:
             score = round(sum(inside) / len(inside), 4) if inside else None
             spans.append(Span(span.start, span.end, span.label, SOURCE, score=score))
         return [s for s in spans if text[s.start : s.end].strip()]
+
+
+def read_window(
+    words: Sequence[tuple[int, int]],
+    offsets: Sequence[Sequence[int]],
+    probabilities: Any,
+    tags: Sequence[str],
+) -> tuple[list[tuple[int, int]], list[str], list[float]]:
+    """The words one window reaches, each with the most probable tag of its first
+    sub-token and that tag's probability (`probabilities`: tokens x tags). Special and
+    padding tokens are empty and start no word."""
+    reached: list[tuple[int, int]] = []
+    best_tags: list[str] = []
+    scores: list[float] = []
+    for position, word in enumerate(word_starts(words, [tuple(o) for o in offsets])):
+        if word is None:
+            continue
+        best = int(probabilities[position].argmax())
+        reached.append(words[word])
+        best_tags.append(tags[best])
+        scores.append(float(probabilities[position][best]))
+    return reached, best_tags, scores

@@ -1,9 +1,13 @@
 """`hf-tokens`: rows already tokenized for a Hugging Face token-classification trainer.
 
 Documents are cut into windows of `length` tokens overlapping by `stride`
-(thesis best: 100 and 20). Each word's label goes on its first sub-token;
-other sub-tokens and special tokens get -100, which the loss ignores. In BIO
-each window starts afresh: a window that begins inside a span begins it with `B-`.
+(thesis best: 100 and 20). The words are those of gen.text.words, not the
+tokenizer's own word ids, so a trainer learns the tags every other export shows
+(an NFD accent or an emoji's second byte is no word of its own, a Chinese
+character is one). Each word's tag goes on its first sub-token in the window
+(`word_starts`); other sub-tokens, tokens that start no word (a lone `▁`) and
+special tokens get -100, which the loss ignores. In BIO each window starts
+afresh: a window that begins inside a span begins it with `B-`.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from gen.core.store import write_atomic, write_table_atomic
 from gen.export.base import ExportFormat, ExportJob, option, require
 from gen.export.checks import headless_inside_tags
 from gen.export.formats.conll import TaggingSettings
-from gen.text.words import OUTSIDE, tag_names
+from gen.text.words import tag_names, word_spans, word_starts, word_tags
 
 IGNORED = -100
 
@@ -62,37 +66,37 @@ def load_tokenizer(path: Path | None) -> Any:
         raise UsageError(f"cannot read tokenizer {file}: {exc}") from None
 
 
-def _span_at(spans: list[Span], start: int, end: int) -> Span | None:
-    return next((s for s in spans if s.overlap(start, end)), None)
+def cut_into_windows(tokenizer: Any, length: int, stride: int) -> None:
+    """Make `tokenizer` encode a text as windows of `length` tokens (special tokens
+    included) overlapping by `stride`: the first window, then its `overflowing` ones."""
+    special = tokenizer.num_special_tokens_to_add(False)
+    if stride >= length - special:
+        raise UsageError(
+            f"--stride {stride} must be smaller than --length {length} minus "
+            f"the {special} special tokens the tokenizer adds"
+        )
+    tokenizer.enable_truncation(max_length=length, stride=stride)
+    tokenizer.no_padding()
 
 
 def window_labels(
-    encoding: Any, spans: list[Span], tag_ids: dict[str, int], scheme: str
+    encoding: Any,
+    words: list[tuple[int, int]],
+    spans: list[Span],
+    tag_ids: dict[str, int],
+    scheme: str,
 ) -> list[int]:
-    """Label ids of one window: first sub-token of a word labeled, the rest -100."""
-    labels: list[int] = []
-    previous_word: int | None = None
-    previous_span: Span | None = None
-    for offsets, special, word in zip(
-        encoding.offsets, encoding.special_tokens_mask, encoding.word_ids, strict=True
-    ):
-        if special or offsets[0] == offsets[1]:
-            labels.append(IGNORED)
-            continue
-        if word is not None and word == previous_word:
-            labels.append(IGNORED)
-            continue
-        previous_word = word
-        span = _span_at(spans, *offsets)
-        if span is None:
-            tag = OUTSIDE
-        elif scheme == "bio" and span is not previous_span:
-            tag = f"B-{span.label}"
-        else:
-            tag = f"I-{span.label}"
-        previous_span = span
-        labels.append(tag_ids[tag])
-    return labels
+    """Label ids of one window of a text whose words are `words`: the tag of each word
+    (of the words this window reaches) on its first sub-token, -100 everywhere else."""
+    offsets = [
+        (0, 0) if special else offset  # an empty token starts no word
+        for offset, special in zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+    ]
+    starts = word_starts(words, offsets)
+    started = [word for word in starts if word is not None]
+    tags = word_tags([words[word] for word in started], spans, scheme)
+    tag_of = dict(zip(started, tags, strict=True))
+    return [IGNORED if word is None else tag_ids[tag_of[word]] for word in starts]
 
 
 def tokenized_rows(
@@ -100,6 +104,7 @@ def tokenized_rows(
 ) -> list[dict[str, Any]]:
     first = tokenizer.encode(record.text)
     windows = [first, *first.overflowing]
+    words = word_spans(record.text)
     return [
         {
             "id": f"{record.id}#{index}",
@@ -109,7 +114,7 @@ def tokenized_rows(
             "doc_type": record.doc_type,
             "input_ids": list(window.ids),
             "attention_mask": list(window.attention_mask),
-            "labels": window_labels(window, record.spans, tag_ids, scheme),
+            "labels": window_labels(window, words, record.spans, tag_ids, scheme),
         }
         for index, window in enumerate(windows)
     ]
@@ -118,14 +123,7 @@ def tokenized_rows(
 def write_hf_tokens(job: ExportJob) -> dict[str, Any]:
     settings: TokenSettings = job.settings
     tokenizer = load_tokenizer(settings.tokenizer)
-    special = tokenizer.num_special_tokens_to_add(False)
-    if settings.stride >= settings.length - special:
-        raise UsageError(
-            f"--stride {settings.stride} must be smaller than --length {settings.length} minus "
-            f"the {special} special tokens the tokenizer adds"
-        )
-    tokenizer.enable_truncation(max_length=settings.length, stride=settings.stride)
-    tokenizer.no_padding()
+    cut_into_windows(tokenizer, settings.length, settings.stride)
     tags = tag_names(job.label_names, settings.scheme)
     tag_ids = {tag: index for index, tag in enumerate(tags)}
     windows = {}
