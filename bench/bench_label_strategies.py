@@ -11,7 +11,9 @@ gold texts without their spans) with one model loaded once, the embedded SmolLM2
 default. Only special-category labels are scored (PII comes from other sources), with
 gen.evaluate's token metrics: micro-F1 over the labels (a span of the wrong category is
 wrong) and binary P/R/F1 (sensitive or not). The unit ceiling is what a perfect
-classifier of those units would reach (gen.evaluate.ceiling). Run it on an idle machine:
+classifier of those units would reach, the floor what labeling every unit of a sensitive
+document with its category scores (gen.evaluate.ceiling): a configuration adds something
+only above the floor. Run it on an idle machine:
 seconds per document are wall-clock times.
 """
 
@@ -33,7 +35,7 @@ from gen.core.record_files import read_record_file
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.evaluate.ceiling import unit_ceiling, unit_splitter
+from gen.evaluate.ceiling import category_label_map, unit_ceiling, unit_floor, unit_splitter
 from gen.evaluate.run import EvalReport, evaluate
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
@@ -162,18 +164,39 @@ def main() -> None:
     labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
     gold = special_only(gold_all, set(labels))
     rules = {code: pack.units for code, pack in packs.items()}
+    category_labels = category_label_map(packs.values())
     ceilings = {
         unit: unit_ceiling(gold, unit_splitter(rules, unit), labels).token_scores.micro.f1
+        for unit in ("sentence", "clause")
+    }
+    floors = {
+        unit: unit_floor(gold, unit_splitter(rules, unit), labels, category_labels)
         for unit in ("sentence", "clause")
     }
     backend = make_backend(LlamaCppOptions(model=args.model, n_ctx=args.ctx))
     chosen = [c for c in CONFIGURATIONS if not args.only or name_of(c) in args.only]
     print(f"{args.gold}: {len(gold)} documents; model {backend.model_id}")
 
-    results: dict[str, Any] = {"gold": str(args.gold), "documents": len(gold), "runs": {}}
+    results: dict[str, Any] = {
+        "gold": str(args.gold),
+        "documents": len(gold),
+        "floors": {unit: scores(report, labels) for unit, report in floors.items()},
+        "runs": {},
+    }
     table = [
         ["strategy/unit/categories/answers", "s/doc", "cpu s/doc", "micro-F1", "ceiling", "P/R/F1"]
     ]
+    for unit, floor in results["floors"].items():
+        table.append(
+            [
+                f"floor/{unit} (no model)",
+                "-",
+                "-",
+                f"{floor['micro_f1']:.3f}",
+                "-",
+                "/".join(f"{value:.2f}" for value in floor["binary"]),
+            ]
+        )
     for configuration in chosen:
         predicted, seconds, cpu = label(gold, configuration, backend, args.ctx)
         report = evaluate(gold, special_only(predicted, set(labels))).groups["all"]

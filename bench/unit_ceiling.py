@@ -1,5 +1,6 @@
 """The ceiling of each labeling unit on a gold set: the token micro-F1 that a perfect
-classifier of sentences, or of clauses, would reach (gen.evaluate.ceiling).
+classifier of sentences, or of clauses, would reach; and the floor: what labeling every
+unit of a sensitive document with its category scores (gen.evaluate.ceiling).
 
     .venv/bin/python bench/unit_ceiling.py bench/gold/gold.jsonl [--prompts DIR]
 
@@ -15,7 +16,13 @@ from pathlib import Path
 
 from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
-from gen.evaluate.ceiling import Splitter, unit_ceiling, unit_splitter
+from gen.evaluate.ceiling import (
+    Splitter,
+    category_label_map,
+    unit_ceiling,
+    unit_floor,
+    unit_splitter,
+)
 from gen.evaluate.run import EvalReport
 from gen.text.sentences import split_sentences
 from gen.text.units import UNITS
@@ -48,12 +55,19 @@ def main() -> None:
 
     spans = sum(1 for r in gold for s in r.spans if s.label in labels)
     print(f"{args.gold}: {len(gold)} documents, {spans} special-category spans")
+    category_labels = category_label_map(packs.values())
     rows = [["unit", "units", "binary P/R/F1", "micro-F1", *labels]]
+    floors = [rows[0]]
     for name, split in splitters.items():
         split = cache(split)  # each text is cut once, for the count and for the scores
         units = sum(len(split(r.text, r.language)) for r in gold)
         rows.append(_cells(name, units, unit_ceiling(gold, split, labels), labels))
+        floor = unit_floor(gold, split, labels, category_labels)
+        floors.append(_cells(name, units, floor, labels))
+    print("\nceiling: a perfect classifier of the units")
     _print_table(rows)
+    print("\nfloor: every unit of a sensitive document gets the document's category")
+    _print_table(floors)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,14 @@ import pytest
 
 from gen.core.packs import load_language_pack
 from gen.core.records import Record, Span
-from gen.evaluate.ceiling import SOURCE, oracle_spans, unit_ceiling, unit_splitter
+from gen.evaluate.ceiling import (
+    SOURCE,
+    category_label_map,
+    oracle_spans,
+    unit_ceiling,
+    unit_floor,
+    unit_splitter,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ("health", "judicial")
@@ -41,16 +48,37 @@ def test_units_that_follow_the_gold_spans_score_one() -> None:
     assert sentence.token_binary.tp == 0 and sentence.token_binary.fp == 0
 
 
+def test_the_floor_labels_every_unit_of_a_sensitive_document_with_its_category() -> None:
+    text = "He has asthma. The weather was fine."
+    sick = Record("d1", text, "health", "note", "en", "gold", [Span(7, 13, "health")])
+    calm = Record("d2", text, "other", "note", "en", "gold", [])
+    pack = load_language_pack("en")
+    assert category_label_map([pack])["health"] == "health"
+    assert category_label_map([pack])["other"] is None
+    rules = {"en": pack.units}
+    floor = unit_floor(
+        [sick, calm], unit_splitter(rules, "sentence"), LABELS, category_label_map([pack])
+    )
+    # Both sentences of d1 are labeled health (7 words, 1 of them gold: "asthma"), d2 nothing.
+    assert floor.token_binary.recall == 1.0
+    assert floor.token_binary.tp == 1 and floor.token_binary.fp == 6
+
+
 def test_the_benchmark_prints_every_unit_choice(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     gold = ROOT / "bench" / "gold" / "gold.jsonl"
     monkeypatch.setattr(sys, "argv", ["unit_ceiling.py", str(gold)])
     runpy.run_path(str(ROOT / "bench" / "unit_ceiling.py"), run_name="__main__")
-    lines = capsys.readouterr().out.splitlines()
-    assert "35 documents" in lines[0]
-    assert lines[1].split()[:4] == ["unit", "units", "binary", "P/R/F1"]
-    rows = {line.split("  ")[0].strip(): line.split() for line in lines[2:]}
-    assert set(rows) == {"plain sentences", "sentence", "clause"}
-    for cells in rows.values():
-        assert all(0.0 <= float(cell) <= 1.0 for cell in cells[-7:])
+    out = capsys.readouterr().out
+    assert "35 documents" in out.splitlines()[0]
+    ceiling, floor = out.split("\n\nceiling:")[1].split("\n\nfloor:")
+    for table in (ceiling, floor):
+        lines = table.strip().splitlines()[1:]
+        assert lines[0].split()[:4] == ["unit", "units", "binary", "P/R/F1"]
+        rows = {line.split("  ")[0].strip(): line.split() for line in lines[1:]}
+        assert set(rows) == {"plain sentences", "sentence", "clause"}
+        for cells in rows.values():
+            assert all(0.0 <= float(cell) <= 1.0 for cell in cells[-7:])
+    # Labeling everything finds every gold token but is far from the ceiling.
+    assert "/1.000/" in floor

@@ -1,25 +1,34 @@
-"""The best score a labeler that classifies whole units can reach on a gold set.
+"""The best score a labeler that classifies whole units can reach on a gold set, and the
+score it must beat to have learned anything.
 
 A perfect unit classifier labels a unit with label L exactly when most of the unit's
 visible characters lie inside gold spans of L, and labels nothing else. Its spans are
 those units; scoring them against the gold set with `gen eval`'s metrics gives the
 ceiling of the unit choice: what is lost because gold spans do not follow unit edges,
 however good the model.
+
+The floor is the labeler that reads nothing: every unit of a document generated for a
+sensitive category gets that category, and documents of a non-sensitive category get
+nothing. A generated sensitive document discloses its category somewhere, so this already
+finds most gold tokens; a model's labels are worth something only where they score above
+it (they are then telling units apart, not just echoing the document's category).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from gen.core.packs import UnitRules
+from gen.core.packs import LanguagePack, UnitRules
 from gen.core.records import Record, Span
 from gen.evaluate.run import EvalReport, evaluate
 from gen.text.units import split_units
 
 #: Span source of the oracle's spans.
 SOURCE = "unit_oracle"
+#: Span source of the floor's spans.
+FLOOR_SOURCE = "unit_floor"
 
 Splitter = Callable[[str, str], list[tuple[int, int]]]
 
@@ -52,6 +61,33 @@ def unit_ceiling(gold: Sequence[Record], split: Splitter, labels: Collection[str
         for r in kept
     ]
     return evaluate(kept, predicted).groups["all"]
+
+
+def unit_floor(
+    gold: Sequence[Record],
+    split: Splitter,
+    labels: Collection[str],
+    category_labels: Mapping[str, str | None],
+) -> EvalReport:
+    """Scores of labeling every unit of a document with its category's label
+    (`category_labels`: category -> label, None for a non-sensitive category)."""
+    kept = [replace(r, spans=[s for s in r.spans if s.label in labels]) for r in gold]
+    predicted = []
+    for record in kept:
+        label = category_labels.get(record.category)
+        units = split(record.text, record.language) if label in labels else []
+        spans = [Span(start, end, str(label), FLOOR_SOURCE) for start, end in units]
+        predicted.append(replace(record, spans=spans))
+    return evaluate(kept, predicted).groups["all"]
+
+
+def category_label_map(packs: Iterable[LanguagePack]) -> dict[str, str | None]:
+    """Category -> its span label, None for a non-sensitive category (for `unit_floor`)."""
+    return {
+        name: info.label if info.sensitive else None
+        for pack in packs
+        for name, info in pack.categories.categories.items()
+    }
 
 
 def unit_splitter(rules: Mapping[str, UnitRules], unit: str) -> Splitter:
