@@ -1,9 +1,8 @@
-"""How much the `sentences` and `censor` strategies agree: a label-quality signal
-without a gold set.
+"""How much two labeling strategies agree: a label-quality signal without a gold set.
 
-Both strategies label the same documents; every word token of a document is
-"sensitive" for a strategy when one of its category spans touches it. Over all tokens
-of a category's documents, Cohen's kappa corrects the raw agreement for chance (most
+Every pair of strategies that labeled the same documents is compared; every word token
+of a document is "sensitive" for a strategy when one of its category spans touches it.
+Over all tokens of a category's documents, Cohen's kappa corrects the raw agreement for chance (most
 tokens are often negative for both) and F1 measures the overlap of the positives.
 """
 

@@ -24,7 +24,7 @@ FIELD_LABELS: dict[str, str] = {
     "first_name": "PERSON",
     "last_name": "PERSON",
     "doctor": "PERSON",
-    "birth_date": "DATE",
+    "birth_date": "DATE_OF_BIRTH",
     "city": "LOCATION",
     "address": "ADDRESS",
     "employer": "ORGANIZATION",

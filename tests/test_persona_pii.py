@@ -34,7 +34,7 @@ def test_full_name_is_one_span_and_parts_are_found_alone() -> None:
 
 def test_matching_ignores_case_but_not_word_boundaries() -> None:
     text = "ROSE BROWN, born March 04, 1980. Browning and Roseanne are not her."
-    assert found(text) == [("ROSE BROWN", "PERSON"), ("March 04, 1980", "DATE")]
+    assert found(text) == [("ROSE BROWN", "PERSON"), ("March 04, 1980", "DATE_OF_BIRTH")]
 
 
 def test_a_lone_name_in_lower_case_is_an_ordinary_word() -> None:
