@@ -1,17 +1,43 @@
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
 from fakes import ScriptedBackend
-from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, censor_answer, document, keyword_reply
+from label_fakes import (
+    HEALTH_TEXT,
+    JUDICIAL_TEXT,
+    KEYWORD_LABELS,
+    OTHER_TEXT,
+    SENSITIVE_WORDS,
+    TAGS,
+    censor_answer,
+    document,
+    keyword_reply,
+    user_text,
+)
 from label_fakes import labeler as make_labeler
 
 from gen.backends.base import GenerationRequest
-from gen.core.errors import ModelError
+from gen.core.errors import ModelError, UsageError
+from gen.core.packs import load_language_pack
+from gen.text.sentences import split_sentences
+from labeling.config import load_labeling
+from labeling.options import LabelOptions
+from labeling.strategies import LabelerSetup
 from labeling.strategies.censor import CensorLabeler
 from labeling.strategies.outcome import FAILED, OK
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def labeler(backend: ScriptedBackend, context_tokens: int = 4096) -> CensorLabeler:
     return make_labeler("censor", backend, context_tokens=context_tokens, seed=3)
+
+
+def labeler_with(backend: ScriptedBackend, **options: object) -> CensorLabeler:
+    return make_labeler("censor", backend, seed=3, **options)
 
 
 def test_tags_in_the_rewrite_become_spans_one_per_tag() -> None:
@@ -88,3 +114,50 @@ def test_a_document_longer_than_the_context_fails_without_asking() -> None:
     outcome = labeler(backend, context_tokens=600).label(document("d1", HEALTH_TEXT * 8, "health"))
     assert outcome.status == FAILED and outcome.reason == "document_too_long"
     assert backend.requests == []
+
+
+def every_category_reply(request: GenerationRequest) -> str:
+    """The document with each sensitive sentence replaced by its keyword's category tag."""
+    text = user_text(request.prompt).rsplit("Document:\n", 1)[1]
+    pieces, cursor = [], 0
+    for start, end in split_sentences(text):
+        match = SENSITIVE_WORDS.search(text[start:end])
+        if match:
+            pieces += [text[cursor:start], f"[{TAGS[KEYWORD_LABELS[match.group(1).lower()]]}]"]
+            cursor = end
+    return "".join(pieces) + text[cursor:]
+
+
+def test_every_category_mode_tags_each_passage_with_its_own_category() -> None:
+    backend = ScriptedBackend(every_category_reply)
+    censor = labeler_with(backend, categories="all")
+    mixed = HEALTH_TEXT + " " + JUDICIAL_TEXT
+    outcome = censor.label(document("d1", mixed, "health"))
+    assert outcome.status == OK
+    found = {(mixed[s.start : s.end], s.label) for s in outcome.spans}
+    assert ("Anna Verdi was convicted of theft in 2019", "judicial") in found
+    assert ("He takes insulin every morning", "health") in found
+    # A negative is asked too (it may disclose something after all), with the same prefix.
+    negative = censor.label(document("d2", OTHER_TEXT, "other"))
+    assert negative.status == OK and negative.spans == []
+    first, second = (request.prompt for request in backend.requests)
+    prefix = first[: first.rindex("Document:\n")]
+    assert second.startswith(prefix)
+    assert all(f"[{tag}]" in prefix for tag in TAGS.values())
+
+
+def test_every_category_mode_without_its_prompt_is_a_usage_error(tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts"
+    shutil.copytree(ROOT / "prompts", prompts)
+    yaml_file = prompts / "en" / "labeling.yaml"
+    text = yaml_file.read_text()
+    start = text.index("  all_instruction:", text.index("\ncensor:"))
+    end = text.index("  response_prefix:", start)
+    yaml_file.write_text(text[:start] + text[end:])
+    pack = load_language_pack("en", prompts)
+    options = LabelOptions(
+        strategy="censor", backend=ScriptedBackend(keyword_reply), categories="all"
+    )
+    setup = LabelerSetup(pack, load_labeling(pack, needed=("censor",)), options)
+    with pytest.raises(UsageError, match=r"censor\.all_instruction .*labeling\.yaml"):
+        CensorLabeler(setup)

@@ -99,7 +99,8 @@ def _strategy_help() -> str:
     default="own",
     show_default=True,
     help="own: ask a document about its own category (the thesis's prompt); all: a unit "
-    "may be any sensitive category of the language pack, or none.",
+    "(sentences) or a passage (censor) may be any sensitive category of the language pack, "
+    "or none, and every document is asked, negatives too.",
 )
 @click.option(
     "--answers",

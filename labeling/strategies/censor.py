@@ -2,6 +2,10 @@
 by its category's tag, and the aligner (`labeling.align.aligner`) maps the tags back to spans of
 the original.
 
+With `--categories all` every document (also one generated as a negative) is asked about
+every sensitive category at once, each with its own tag (`all_instruction`); otherwise a
+document is asked about its own category, as in the thesis.
+
 An answer that does not align is retried once; when the retry aligns no better, the
 better of the two is kept if it yielded spans at all (flagged `alignment_low`), else the
 strategy failed for this document. Either way the raw answers are kept.
@@ -16,16 +20,17 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from gen.backends.prompting import PromptParts
-from gen.core.errors import InvalidSpanError
+from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.packs import LanguagePack
 from gen.core.records import Record, check_spans
 from gen.core.yamlio import StrictModel
 from gen.text.placeholders import check_placeholders
 from labeling.align.aligner import Alignment, align_document
 from labeling.config import LabelingPrompts, check_every_category
-from labeling.strategies import Strategy
+from labeling.strategies import LabelerSetup, Strategy
 from labeling.strategies.attempts import AnswerError, LlmLabeler, ask
 from labeling.strategies.outcome import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
+from labeling.strategies.unit_prompts import ALL
 
 NAME = "censor"
 SOURCE = "llm_censor"
@@ -62,6 +67,11 @@ class CensorPrompts(StrictModel):
     flag_threshold: float = Field(0.6, ge=0, le=1)
     #: Per sensitive category: its tag. Tags must differ.
     tags: dict[str, Tag]
+    #: `--categories all` (optional: without it only the own-category prompt exists).
+    #: Placeholders: {tags} (one `tag_line` per category) {examples} {document}.
+    all_instruction: str | None = None
+    #: Placeholders: {tag} {description}.
+    tag_line: str = "[{tag}]: {description}"
     #: Per sensitive category (optional): a document and its censored copy.
     examples: dict[str, CensorExample] = Field(default_factory=dict)
 
@@ -82,6 +92,18 @@ class CensorPrompts(StrictModel):
     def _example(cls, value: str) -> str:
         return check_placeholders(value, {"original", "censored"})
 
+    @field_validator("all_instruction")
+    @classmethod
+    def _all_instruction(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return check_placeholders(value, {"tags", "examples", "document"}, required="document")
+
+    @field_validator("tag_line")
+    @classmethod
+    def _tag_line(cls, value: str) -> str:
+        return check_placeholders(value, {"tag", "description"}, required="tag")
+
     def check(self, pack: LanguagePack, prompts: LabelingPrompts) -> None:
         sensitive = pack.categories.sensitive
         check_every_category(self.tags, sensitive, "tags")
@@ -97,6 +119,16 @@ class CensorLabeler(LlmLabeler):
 
     strategy = NAME
 
+    def __init__(self, setup: LabelerSetup) -> None:
+        super().__init__(setup)
+        self.every_category = setup.options.categories == ALL
+        if self.every_category and self.config.all_instruction is None:
+            raise UsageError(
+                f"--categories all needs censor.all_instruction in "
+                f"{self.pack.folder / 'labeling.yaml'} (the prompt that asks for every "
+                "category's tag at once)"
+            )
+
     @cached_property
     def config(self) -> CensorPrompts:
         return self.prompts.block(NAME, CensorPrompts)
@@ -107,22 +139,47 @@ class CensorLabeler(LlmLabeler):
         is still read as a tag rather than as text missing from the original."""
         return {tag: self.label_of(name) for name, tag in self.config.tags.items()}
 
+    def example_text(self, category: str) -> str:
+        """The category's censored example as the prompt shows it ("" without one)."""
+        censor_example = self.config.examples.get(category)
+        if censor_example is None or not self.config.example:
+            return ""
+        return self.config.example.format(
+            original=censor_example.original, censored=censor_example.censored
+        )
+
     def parts(self, category: str, text: str) -> PromptParts:
-        """The prompt for a `category` document; the document text comes last."""
+        """The prompt for a `category` document; the document text comes last, so the
+        part before it is the same for a whole category (for every document with
+        `--categories all`)."""
+        if self.every_category:
+            return self._every_category_parts(text)
         values = {
             "category": category,
             "description": self.prompts.categories[category].description,
             "tag": self.config.tags[category],
         }
-        example = ""
-        censor_example = self.config.examples.get(category)
-        if censor_example is not None and self.config.example:
-            example = self.config.example.format(
-                original=censor_example.original, censored=censor_example.censored
-            )
         return PromptParts(
             system=self.config.system.format(**values),
-            instruction=self.config.instruction.format(**values, example=example, document=text),
+            instruction=self.config.instruction.format(
+                **values, example=self.example_text(category), document=text
+            ),
+            response_prefix=self.config.response_prefix,
+        )
+
+    def _every_category_parts(self, text: str) -> PromptParts:
+        sensitive = self.pack.categories.sensitive
+        tags = "\n".join(
+            self.config.tag_line.format(
+                tag=self.config.tags[name], description=self.prompts.categories[name].description
+            )
+            for name in sensitive
+        )
+        examples = "\n\n".join(filter(None, (self.example_text(name) for name in sensitive)))
+        instruction = str(self.config.all_instruction)
+        return PromptParts(
+            system=self.config.system.format(category="", description="", tag=""),
+            instruction=instruction.format(tags=tags, examples=examples, document=text),
             response_prefix=self.config.response_prefix,
         )
 
@@ -144,7 +201,7 @@ class CensorLabeler(LlmLabeler):
         return alignment
 
     def label(self, document: Record) -> StrategyOutcome:
-        if not self.is_sensitive(document.category):
+        if not self.every_category and not self.is_sensitive(document.category):
             return StrategyOutcome(NAME, SKIPPED, reason="not_sensitive")
         outcome = StrategyOutcome(NAME, OK)
         rendered = self.renderer.render(self.parts(document.category, document.text))
