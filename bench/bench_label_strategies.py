@@ -47,7 +47,7 @@ CONFIGURATIONS = [
     for answers in ("generated", "scored")
     for categories in ("own", "all")
     for unit in ("sentence", "clause")
-] + [("censor", "-", "own", "generated")]
+] + [("censor", "-", categories, "generated") for categories in ("own", "all")]
 #: A share of 0.5 is already high among seven labels (--categories all).
 THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

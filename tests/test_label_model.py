@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -11,11 +12,13 @@ from click.testing import CliRunner
 from label_fakes import document
 
 from gen.cli import main
+from gen.core.record_files import read_record_file
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 
 pytestmark = pytest.mark.model
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Short, and of one category, so the second document reuses the first one's prompt prefix.
 DOCUMENTS = [
@@ -118,3 +121,31 @@ def test_documents_written_with_inline_labels_are_read_back(tmp_path: Path) -> N
     manifest = json.loads(run.manifest("label").read_text())
     statuses = manifest["strategies"]["inline"]
     assert statuses.get("ok", 0) + statuses.get("flagged", 0) == len(documents)
+
+
+def test_two_gold_documents_through_every_strategy_over_every_category(tmp_path: Path) -> None:
+    """The shortest gold document and a gold negative, asked about every category by both
+    strategies: whatever the tiny model answers, every span is valid and every document is
+    accounted for."""
+    gold = {r.id: r for r in read_record_file(ROOT / "bench" / "gold" / "gold.jsonl", "gold")}
+    run = RunPaths(tmp_path)
+    with RecordTable(run.documents) as table:
+        table.extend(
+            [replace(gold[name], spans=[], source="llm", meta={}) for name in ("en-21", "en-17")]
+        )
+    args = ["label", "--run", str(tmp_path), "--strategy", "both", "--categories", "all"]
+    result = CliRunner().invoke(main, [*args, "--ctx", "4096"])
+    assert result.exit_code == 0, result.output
+    records: list[Record] = RecordTable(run.labeled).read()
+    assert sorted(r.id for r in records) == ["en-17", "en-21"]
+    manifest = json.loads(run.manifest("label").read_text())
+    for record in records:
+        check_spans(record.text, record.spans, record_id=record.id)
+        strategies = record.meta["labeling"]["strategies"]
+        # every category mode asks negatives too: nothing is skipped
+        assert strategies["sentences"]["status"] == "ok"
+        assert strategies["censor"]["status"] in {"ok", "flagged", "failed"}
+    censor = manifest["strategies"]["censor"]
+    assert censor.get("skipped", 0) == 0
+    failed = censor.get("failed", 0) + censor.get("flagged", 0)
+    assert len(RecordTable(run.rejects("label")).ids()) == failed
