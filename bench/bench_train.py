@@ -22,8 +22,8 @@ from pathlib import Path
 from gen.core.packs import default_prompts_dir
 from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
-from gen.predict.detector import Detector, load_detector
-from gen.train import TrainSettings
+from gen.predict.detector import Detector
+from gen.train import TrainSettings, load_detector
 from gen.train.curve import summarize
 from gen.train.run import train_detector
 from scraping.queries.generate import generate_queries

@@ -16,8 +16,7 @@ from gen.core.records import Span, check_spans
 from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
 from gen.evaluate.run import evaluate
-from gen.predict.detector import load_detector
-from gen.train import TrainSettings
+from gen.train import TrainSettings, load_detector
 from gen.train.run import train_detector
 from scraping.queries.generate import generate_queries
 

@@ -14,7 +14,7 @@ from gen.core.packs import default_prompts_dir
 from gen.core.records import check_spans
 from gen.core.store import RecordTable
 from gen.dataset.assemble import BuildOptions, build_dataset
-from gen.predict.detector import load_detector
+from gen.train import load_detector
 from scraping.queries.generate import generate_queries
 
 pytest.importorskip("torch")

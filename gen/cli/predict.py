@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from gen.predict.detector import load_detector
 from gen.predict.run import SPLITS, predict_file
+from gen.train import load_detector
 
 
 @click.command("predict")

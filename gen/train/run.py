@@ -21,8 +21,7 @@ from gen.core.errors import StorageError
 from gen.core.records import Record
 from gen.core.store import replace_folder, write_atomic, write_json_atomic
 from gen.evaluate.report import render_text
-from gen.predict.detector import DETECTOR_FILE
-from gen.train import Trainer, TrainSettings, trainer_class
+from gen.train import DETECTOR_FILE, Trainer, TrainSettings, trainer_class
 from gen.train.card import model_card
 from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
 from gen.train.data import TrainingData, dataset_labels, load_training_data
