@@ -18,7 +18,10 @@ from gen.core.records import Span
 from gen.predict.detector import SOURCE
 from gen.predict.windows import Window, merge_windows
 from gen.text.words import OUTSIDE, spans_from_tags, word_spans, word_starts
-from gen.train.transformers_trainer import torch, transformers
+from gen.train import require
+
+torch = require("torch", "transformers")
+transformers = require("transformers", "transformers")
 
 
 class TransformersDetector:
