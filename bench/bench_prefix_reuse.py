@@ -20,9 +20,8 @@ from gen.backends import make_backend
 from gen.backends.llama_cpp import LlamaCppOptions
 from gen.core.packs import load_language_pack
 from gen.core.records import Record
-from labeling.config import load_labeling
 from labeling.options import LabelOptions
-from labeling.strategies import LabelerSetup, strategy
+from labeling.strategies import LabelerSetup, load_labeling, strategy
 
 #: Short invented documents, a few per category; the text is not what is measured.
 TEXTS = {

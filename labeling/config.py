@@ -1,11 +1,10 @@
-"""The labeling prompts of one language: `prompts/<language>/labeling.yaml`.
+"""The common part of `prompts/<language>/labeling.yaml`: prompt format, sampling, and
+one description per sensitive category.
 
-The file has a common part (prompt format, sampling, one description per sensitive
-category) and one block per strategy, keyed by the strategy's name and validated by the
-model the strategy declares (`labeling.strategies.Strategy.prompts`). A block is optional
-in a pack that does not use its strategy; running the strategy on that pack fails at
-start-up, naming the file and the key. Everything is checked against `categories.yaml`
-on load, so a missing example or tag fails before any model call.
+The file also holds one block per strategy, keyed by the strategy's name and validated by
+the model the strategy declares (`labeling.strategies.Strategy.prompts`); the registry of
+strategies adds those blocks and loads the file (`labeling.strategies.load_labeling`).
+This module knows no strategy, so the strategies and the registry can both build on it.
 """
 
 from __future__ import annotations
@@ -13,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from gen.core.errors import ConfigError
-from gen.core.packs import CHAT_FORMAT, LanguagePack
-from gen.core.yamlio import StrictModel, load_model
-from labeling.strategies import strategies
+from gen.core.packs import CHAT_FORMAT
+from gen.core.yamlio import StrictModel
 
 LABELING_FILE = "labeling.yaml"
 
@@ -69,44 +67,3 @@ class LabelingPrompts(StrictModel):
         if not isinstance(value, model):
             raise ConfigError(f"{LABELING_FILE}: {name}: required key is missing")
         return value
-
-
-def prompts_model() -> type[LabelingPrompts]:
-    """LabelingPrompts with one optional field per registered strategy that has a block."""
-    blocks: dict[str, Any] = {
-        s.name: (s.prompts | None, None) for s in strategies() if s.prompts is not None
-    }
-    return create_model("LabelingPrompts", __base__=LabelingPrompts, **blocks)
-
-
-def load_labeling(pack: LanguagePack, needed: Iterable[str] = ()) -> LabelingPrompts:
-    """The labeling prompts next to `pack`'s other files, checked against its categories;
-    the blocks of the `needed` strategies must be present."""
-    path = pack.folder / LABELING_FILE
-    prompts = load_model(path, prompts_model())
-    sensitive = pack.categories.sensitive
-    try:
-        check_every_category(prompts.categories, sensitive, "categories")
-    except ValueError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    for item in strategies():
-        block = getattr(prompts, item.name, None)
-        if block is None:
-            if item.name in needed and item.prompts is not None:
-                raise ConfigError(
-                    f"{path}: {item.name}: required key is missing (--strategy {item.name} "
-                    "needs its prompts)"
-                )
-            continue
-        check = getattr(block, "check", None)
-        try:
-            if check is not None:
-                check(pack, prompts)
-        except ValueError as exc:
-            raise ConfigError(f"{path}: {item.name}.{exc}") from None
-    if prompts.format != CHAT_FORMAT and prompts.format not in pack.formats.formats:
-        raise ConfigError(
-            f"{path}: format: unknown format {prompts.format!r}; expected {CHAT_FORMAT!r} or one "
-            f"of {', '.join(pack.formats.formats)} (prompts/formats.yaml)"
-        )
-    return prompts

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from gen.core.errors import UsageError
 from gen.core.shards import WHOLE, Shard
 from gen.text.units import UNITS
-from labeling.strategies import parse_strategies
 
 if TYPE_CHECKING:
     from gen.backends.base import Backend
@@ -69,12 +68,3 @@ class LabelOptions:
             raise UsageError(f"unknown --unit {self.unit!r}; expected one of {', '.join(UNITS)}")
         if not 0.0 <= self.min_score <= 1.0:
             raise UsageError(f"--min-score must be between 0 and 1, got {self.min_score}")
-
-    @property
-    def strategies(self) -> tuple[str, ...]:
-        return parse_strategies(self.strategy)
-
-    @property
-    def strategy_key(self) -> str:
-        """The canonical form stored with every labeled record (resumes compare it)."""
-        return ",".join(self.strategies)

@@ -30,7 +30,6 @@ from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_json_atomic
-from labeling.config import load_labeling
 from labeling.labeled import (
     STAGE,
     batches,
@@ -41,7 +40,13 @@ from labeling.labeled import (
     refused,
 )
 from labeling.options import LabelOptions
-from labeling.strategies import Labeler, LabelerSetup, strategy
+from labeling.strategies import (
+    Labeler,
+    LabelerSetup,
+    load_labeling,
+    parse_strategies,
+    strategy,
+)
 from labeling.strategies.outcome import MODEL_ERROR, SKIPPED, StrategyOutcome
 from labeling.summary import LabelSummary
 
@@ -54,10 +59,12 @@ class LabelRun:
     def __init__(self, paths: RunPaths, options: LabelOptions) -> None:
         self.paths = paths
         self.options = options
-        self.strategies = options.strategies
+        self.strategies = parse_strategies(options.strategy)
+        #: The canonical form stored with every labeled record (resumes compare it).
+        self.strategy_key = ",".join(self.strategies)
         self.packs: dict[str, LanguagePack] = {}
         self.labelers: dict[tuple[str, str], Labeler] = {}
-        self.summary = LabelSummary(strategy=options.strategy_key, strategies=self.strategies)
+        self.summary = LabelSummary(strategy=self.strategy_key, strategies=self.strategies)
         self._errors = ErrorStreak()
         backend = options.backend
         self.provenance: dict[str, Any] = {
@@ -76,7 +83,7 @@ class LabelRun:
             self.clear()
         labeled = RecordTable(self.paths.labeled, shard=self.options.shard)
         check_same_strategies(
-            previous_strategy(labeled.read()), self.options.strategy_key, self.paths.labeled
+            previous_strategy(labeled.read()), self.strategy_key, self.paths.labeled
         )
         self.prepare(documents)
         rejects = RecordTable(self.paths.rejects(STAGE), shard=self.options.shard)
@@ -144,7 +151,7 @@ class LabelRun:
                         labeled_record(
                             document,
                             outcomes[document.id],
-                            self.options.strategy_key,
+                            self.strategy_key,
                             self.provenance,
                         )
                     )
@@ -216,5 +223,5 @@ def require_documents(paths: RunPaths) -> None:
 
 
 def run(paths: RunPaths, options: LabelOptions) -> LabelSummary:
-    """Label `paths.documents` into `paths.labeled` with `options.strategies`."""
+    """Label `paths.documents` into `paths.labeled` with the strategies of `options.strategy`."""
     return LabelRun(paths, options).execute()

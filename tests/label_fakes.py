@@ -18,9 +18,8 @@ from gen.backends.base import Backend, Capabilities, GenerationRequest
 from gen.core.packs import load_language_pack
 from gen.core.records import Record
 from gen.text.sentences import split_sentences
-from labeling.config import load_labeling
 from labeling.options import LabelOptions
-from labeling.strategies import LabelerSetup, strategy
+from labeling.strategies import LabelerSetup, load_labeling, strategy
 
 SENSITIVE_WORDS = re.compile(r"\b(diabetes|insulin|asthma|convicted|theft)\b", re.IGNORECASE)
 KEYWORD_LABELS = {

@@ -10,7 +10,7 @@ import yaml
 
 from gen.core.errors import ConfigError
 from gen.core.packs import default_prompts_dir, load_language_pack
-from labeling.config import load_labeling
+from labeling.strategies import load_labeling
 
 Edit = Callable[[dict[str, Any]], None]
 

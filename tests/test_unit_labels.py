@@ -21,7 +21,7 @@ from gen.backends.base import GenerationRequest
 from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
 from gen.core.records import check_spans
-from labeling.config import load_labeling
+from labeling.strategies import load_labeling
 from labeling.strategies.outcome import FAILED, OK, SKIPPED
 from labeling.strategies.unit_prompts import UnitPrompts
 

@@ -6,25 +6,28 @@ in `prompts/<lang>/labeling.yaml` (optional in a pack that does not use the stra
 function that builds its labeler for one language pack. The registry finds the modules of
 this package on first use; `register` adds one from anywhere else (a test, a user package).
 Nothing else in the code names a strategy: the CLI choices, the labeling stage, its tally,
-agreement and manifest all come from here.
+agreement and manifest all come from here, and so does the full model of labeling.yaml
+(`load_labeling`: the common part of `labeling.config` plus every strategy's block).
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from gen.core.errors import UsageError
-from gen.core.yamlio import StrictModel
+from pydantic import create_model
+
+from gen.core.errors import ConfigError, UsageError
+from gen.core.packs import CHAT_FORMAT, LanguagePack
+from gen.core.yamlio import StrictModel, load_model
+from labeling.config import LABELING_FILE, LabelingPrompts, check_every_category
 
 if TYPE_CHECKING:
-    from gen.core.packs import LanguagePack
     from gen.core.records import Record
-    from labeling.config import LabelingPrompts
     from labeling.options import LabelOptions
     from labeling.strategies.outcome import StrategyOutcome
 
@@ -137,3 +140,43 @@ def parse_strategies(value: str) -> tuple[str, ...]:
 def sources() -> tuple[str, ...]:
     """The span sources every registered strategy writes."""
     return tuple(s.source for s in strategies())
+
+
+def prompts_model() -> type[LabelingPrompts]:
+    """LabelingPrompts with one optional field per registered strategy that has a block."""
+    blocks: dict[str, Any] = {
+        s.name: (s.prompts | None, None) for s in strategies() if s.prompts is not None
+    }
+    return create_model("LabelingPrompts", __base__=LabelingPrompts, **blocks)
+
+
+def load_labeling(pack: LanguagePack, needed: Iterable[str] = ()) -> LabelingPrompts:
+    """The labeling prompts next to `pack`'s other files, checked against its categories;
+    the blocks of the `needed` strategies must be present."""
+    path = pack.folder / LABELING_FILE
+    prompts = load_model(path, prompts_model())
+    try:
+        check_every_category(prompts.categories, pack.categories.sensitive, "categories")
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    for item in strategies():
+        block = getattr(prompts, item.name, None)
+        if block is None:
+            if item.name in needed and item.prompts is not None:
+                raise ConfigError(
+                    f"{path}: {item.name}: required key is missing (--strategy {item.name} "
+                    "needs its prompts)"
+                )
+            continue
+        check = getattr(block, "check", None)
+        try:
+            if check is not None:
+                check(pack, prompts)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: {item.name}.{exc}") from None
+    if prompts.format != CHAT_FORMAT and prompts.format not in pack.formats.formats:
+        raise ConfigError(
+            f"{path}: format: unknown format {prompts.format!r}; expected {CHAT_FORMAT!r} or one "
+            f"of {', '.join(pack.formats.formats)} (prompts/formats.yaml)"
+        )
+    return prompts

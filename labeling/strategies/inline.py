@@ -22,8 +22,8 @@ from gen.core.packs import LanguagePack
 from gen.core.records import Record, check_spans
 from gen.core.yamlio import StrictModel
 from gen.text.placeholders import check_placeholders
-from labeling.config import LabelingPrompts, check_every_category, load_labeling
-from labeling.strategies import LabelerSetup, Strategy
+from labeling.config import LabelingPrompts, check_every_category
+from labeling.strategies import LabelerSetup, Strategy, load_labeling
 from labeling.strategies.inline_tags import SOURCE, InlineParse, accepted_names, parse_inline
 from labeling.strategies.outcome import FAILED, FLAGGED, OK, SKIPPED, StrategyOutcome
 
