@@ -25,11 +25,12 @@ from typing import Any
 from gen import __version__
 from gen.backends.streak import ErrorStreak
 from gen.core.errors import GenError, UsageError
+from gen.core.files import write_json_atomic
 from gen.core.packs import LanguagePack, load_language_pack
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_json_atomic
+from gen.core.store import RecordTable
 from labeling.labeled import (
     STAGE,
     batches,

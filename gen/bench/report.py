@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from gen.core.files import write_json_atomic
 from gen.core.runs import RunPaths
-from gen.core.store import write_json_atomic
 
 #: The pipeline may add at most this share on top of the raw engine.
 OVERHEAD_TARGET = 0.05

@@ -19,19 +19,17 @@ interrupted run loses at most the records in flight, and never duplicates one.
 from __future__ import annotations
 
 import contextlib
-import errno
-import json
-import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gen.core.errors import CorruptFileError, StorageError
+from gen.core.errors import CorruptFileError
+from gen.core.files import storage_error, write_table_atomic
 from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
 from gen.core.locks import FileLock, lock_part
 from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table, row_problem
@@ -39,79 +37,6 @@ from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
 WHOLE_TABLE_FILE = "part-00000.parquet"
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _storage_error(path: Path, exc: OSError) -> StorageError:
-    if exc.errno == errno.ENOSPC:
-        return StorageError(f"disk full while writing {path}; free some space and re-run to resume")
-    return StorageError(
-        f"cannot write {path}: {exc.strerror or exc}; check that the folder is writable "
-        "(or choose another --run folder)"
-    )
-
-
-def _write_then_rename(path: Path, write: Callable[[Path], object], durable: bool) -> None:
-    """`write` a temporary file next to `path`, fsync it, rename it over `path`; on failure
-    nothing is left but the previous file, and the error is one clear line."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write(tmp)
-        if durable:
-            with open(tmp, "rb+") as handle:
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        if durable:
-            _fsync_dir(path.parent)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise _storage_error(path, exc) from exc
-
-
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Write a whole file or nothing.
-
-    `durable=False` skips the fsyncs, for caches whose readers can tell a file
-    lost to a power cut from a good one and simply fetch it again.
-    """
-    _write_then_rename(path, lambda tmp: tmp.write_bytes(data), durable)
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    text = json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False, default=str)
-    write_atomic(path, (text + "\n").encode())
-
-
-def read_json_object(path: Path) -> dict[str, Any]:
-    """A JSON object gen wrote (a manifest), or one line saying the file is damaged."""
-    try:
-        value = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problem = f"not valid JSON ({exc})"
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    else:
-        if isinstance(value, dict):
-            return value
-        problem = f"a JSON {type(value).__name__}, not an object"
-    raise CorruptFileError(
-        f"{path} is {problem}; it was damaged outside gen: restore it from a backup or move "
-        "it away, then re-run"
-    )
-
-
-def write_table_atomic(path: Path, table: pa.Table) -> None:
-    """Write one Parquet file or nothing."""
-    _write_then_rename(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"), True)
 
 
 def _read_parquet(path: Path) -> pa.Table:
@@ -123,19 +48,6 @@ def _read_parquet(path: Path) -> pa.Table:
             "it was damaged outside gen: move it out of the run folder and re-run (the stage "
             "then makes its records again)"
         ) from None
-
-
-def replace_folder(staging: Path, target: Path) -> None:
-    """Put a fully written `staging` folder in the place of `target` with two renames,
-    so a reader sees the old folder or the new one, never a mix."""
-    old = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
-    try:
-        if target.exists():
-            target.rename(old)
-        staging.rename(target)
-    except OSError as exc:
-        raise StorageError(f"cannot replace {target}: {exc.strerror or exc}") from exc
-    shutil.rmtree(old, ignore_errors=True)
 
 
 class RecordTable:
@@ -217,7 +129,7 @@ class RecordTable:
             part.mkdir(parents=True, exist_ok=True)
             self._lock = lock_part(self.part_folders(), part, whole_table=whole_table)
         except OSError as exc:
-            raise _storage_error(part, exc) from exc
+            raise storage_error(part, exc) from exc
 
     def _release(self) -> None:
         if self._lock is not None:
@@ -228,7 +140,7 @@ class RecordTable:
         try:
             rows = recover_journal(self.part, row_problem)
         except OSError as exc:
-            raise _storage_error(self.part / BAD_LINES, exc) from exc
+            raise storage_error(self.part / BAD_LINES, exc) from exc
         stored = {
             record_id
             for file in self.part.glob("part-*.parquet")
@@ -265,7 +177,7 @@ class RecordTable:
         except OSError as exc:
             for row in rows:
                 self._ids.discard(row["id"])
-            raise _storage_error(self.part / JOURNAL, exc) from exc
+            raise storage_error(self.part / JOURNAL, exc) from exc
         self._pending.extend(rows)
         if len(self._pending) >= self.part_rows:
             self._compact()
@@ -305,7 +217,7 @@ class RecordTable:
             for folder in self.part_folders()[1:]:
                 shutil.rmtree(folder)
         except OSError as exc:
-            raise _storage_error(self.folder, exc) from exc
+            raise storage_error(self.folder, exc) from exc
         finally:
             self._release()
 
@@ -317,7 +229,7 @@ class RecordTable:
         try:
             shutil.rmtree(self.folder)
         except OSError as exc:
-            raise _storage_error(self.folder, exc) from exc
+            raise storage_error(self.folder, exc) from exc
         finally:
             self._release()
 

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gen.core.errors import InvalidSpanError, UsageError
+from gen.core.files import write_json_atomic
 from gen.core.packs import negative_labels
 from gen.core.records import Record, Span, check_spans, overlapping_pair
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_json_atomic
+from gen.core.store import RecordTable
 from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
 from gen.dataset.normalize import clean_record
 

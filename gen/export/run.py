@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from gen.core.errors import GenError, UsageError
+from gen.core.files import write_atomic, write_json_atomic
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_atomic, write_json_atomic
+from gen.core.store import RecordTable
 from gen.dataset.splits import split_records
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, Splits
 from gen.export.card import dataset_card

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from gen.core.errors import CorruptFileError
+from gen.core.files import read_json_object, write_json_atomic
 from gen.core.shards import Shard
-from gen.core.store import read_json_object, write_json_atomic
 
 #: Plan-level keys; everything else a plan held before histories existed was one call's.
 _PLAN_KEYS = ("spec", "shard", "accepted", "rejected", "ctx_truncated", "runs")

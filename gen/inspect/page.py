@@ -21,10 +21,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from gen.core.errors import UsageError
+from gen.core.files import write_atomic
 from gen.core.packs import negative_labels
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_atomic
+from gen.core.store import RecordTable
 from gen.inspect.stats import StatsOptions, chart_png, compute_stats
 
 #: Record tables of a run folder that the page can show.

@@ -16,10 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from gen.core.errors import UsageError
+from gen.core.files import read_json_object, write_atomic
 from gen.core.packs import negative_labels
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, read_json_object, write_atomic
+from gen.core.store import RecordTable
 from gen.inspect.tables import document_table, label_table, markdown_table, split_table
 
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import UsageError
+from gen.core.files import write_atomic
 from gen.core.progress import progress
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_atomic, write_records
+from gen.core.store import RecordTable, write_records
 from gen.predict.detector import Detector
 
 BATCH = 32

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from gen.core.errors import UsageError
+from gen.core.files import write_json_atomic
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import write_json_atomic, write_records
+from gen.core.store import write_records
 from gen.review.connection import Connection, api_errors
 from gen.review.gold import ReviewResult, check_export, check_records, review_tasks
 from gen.review.offsets import OffsetUnit

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gen.core.errors import UsageError
+from gen.core.files import read_json_object, write_atomic, write_json_atomic
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, read_json_object, write_atomic, write_json_atomic
+from gen.core.store import RecordTable
 from gen.review.config import (
     LABELS_NAME,
     TEXT_NAME,

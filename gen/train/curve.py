@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.core.errors import UsageError
-from gen.core.store import write_atomic, write_json_atomic
+from gen.core.files import write_atomic, write_json_atomic
 from gen.evaluate.run import ALL, Evaluation
 
 #: Columns of the curve table: (name, function of an evaluation's `all` report).

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from gen.core.errors import StorageError
+from gen.core.files import replace_folder, write_atomic, write_json_atomic
 from gen.core.records import Record
-from gen.core.store import replace_folder, write_atomic, write_json_atomic
 from gen.evaluate.report import render_text
 from gen.train import DETECTOR_FILE, Trainer, TrainSettings, trainer_class
 from gen.train.card import model_card

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from gen.core.errors import UsageError
+from gen.core.files import write_atomic
 from gen.core.progress import ProgressReporter, progress
 from gen.core.records import Span
-from gen.core.store import write_atomic
 from gen.predict.detector import SOURCE
 from gen.predict.windows import merge_windows, word_windows
 from gen.train import TrainSettings, require

@@ -28,7 +28,7 @@ from tenacity import (
 )
 
 from gen.core.errors import GenError
-from gen.core.store import write_atomic
+from gen.core.files import write_atomic
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: MediaWiki error codes that mean "try again later".

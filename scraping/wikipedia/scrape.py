@@ -22,10 +22,11 @@ import httpx
 import wikipediaapi
 
 from gen.core.errors import GenError, UsageError
+from gen.core.files import write_json_atomic
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable, write_json_atomic
+from gen.core.store import RecordTable
 from scraping.wikipedia.client import (
     DEFAULT_API_URL,
     DOC_TYPE,

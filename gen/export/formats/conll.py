@@ -12,8 +12,8 @@ import bisect
 from dataclasses import dataclass
 from typing import Any
 
+from gen.core.files import write_atomic
 from gen.core.records import Record
-from gen.core.store import write_atomic
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, option
 from gen.export.checks import headless_inside_tags, unknown_tags
 from gen.text.words import TAG_SCHEMES, tag_names, word_spans, word_tags

@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gen.core.errors import UsageError
+from gen.core.files import write_atomic, write_table_atomic
 from gen.core.records import Record, Span
-from gen.core.store import write_atomic, write_table_atomic
 from gen.export.base import ExportFormat, ExportJob, option, require
 from gen.export.checks import headless_inside_tags
 from gen.export.formats.conll import TaggingSettings

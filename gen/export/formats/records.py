@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gen.core.files import write_atomic
 from gen.core.record_files import read_record_file
-from gen.core.store import write_atomic, write_records
+from gen.core.store import write_records
 from gen.export.base import ExportFormat, ExportJob
 from gen.export.checks import span_problems
 

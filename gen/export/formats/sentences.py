@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gen.core.errors import UsageError
+from gen.core.files import write_table_atomic
 from gen.core.records import Record
-from gen.core.store import write_table_atomic
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, option
 from gen.text.words import word_spans
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from gen.core.files import write_atomic
 from gen.core.records import Record, Span
-from gen.core.store import write_atomic
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, option, require
 from gen.export.checks import span_problems
 
