@@ -20,7 +20,8 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from scraping.wikipedia.client import LICENSE
 from scraping.wikipedia.polite_http import Politeness
-from scraping.wikipedia.scrape import ScrapeSummary, scrape_wikipedia
+from scraping.wikipedia.scrape import scrape_wikipedia
+from scraping.wikipedia.summary import ScrapeSummary
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wiki"
 FAST = Politeness(min_interval=0, backoff=0, max_retries=3)

@@ -10,7 +10,8 @@ from gen.cli.options import language_option, prompts_option, run_option, seed_op
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
 from scraping.wikipedia.client import DEFAULT_API_URL
-from scraping.wikipedia.scrape import ScrapeSummary, scrape_wikipedia
+from scraping.wikipedia.scrape import scrape_wikipedia
+from scraping.wikipedia.summary import ScrapeSummary
 
 
 @click.command("wikipedia")
