@@ -16,7 +16,8 @@ import pytest
 from stub_openai_server import StubOpenAIServer, fictional_document
 
 from gen.backends.base import Backend, GenerationRequest, SamplingParams
-from gen.backends.openai_backend import OpenAIBackend, RetryPolicy, ServerUnavailableError
+from gen.backends.http_retry import RetryPolicy, ServerUnavailableError
+from gen.backends.openai_backend import OpenAIBackend
 from gen.core.errors import ModelError, UsageError
 
 FAST_RETRY = RetryPolicy(attempts=6, initial_delay=0.01, max_delay=0.05)
