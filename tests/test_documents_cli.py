@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +19,7 @@ from gen.cli import main
 from tests.fakes import ScriptedBackend, unique_reply
 
 PLAN = "en-health-all-s0"
+REPO = Path(__file__).resolve().parents[1]
 
 
 class Loader:
@@ -101,6 +105,44 @@ def test_a_model_that_repeats_itself_exits_3_naming_duplicates(tmp_path: Path, u
     error = result.output.strip().splitlines()[-1]
     assert "error: 1/3 documents" in error
     assert "8 of 9 answers were exact_duplicate: the model keeps writing the same document" in error
+
+
+def test_a_second_process_on_the_run_is_refused_before_loading_a_model(
+    tmp_path: Path, use_backend
+) -> None:
+    folder = tmp_path / "documents"
+    # Another process writing the plan's documents, e.g. a long `gen documents`.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from gen.core.store import RecordTable; "
+            "table = RecordTable(sys.argv[1]).open(); print('writing', flush=True); "
+            "time.sleep(600)",
+            str(folder),
+        ],
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        },
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "writing\n"
+        loader = use_backend(ScriptedBackend(unique_reply))
+        refused = documents(tmp_path, "--n", "2")
+        assert refused.exit_code == 2
+        (line,) = refused.output.strip().splitlines()
+        assert line.startswith(
+            f"error: {folder} is being written by another process (pid {holder.pid}"
+        )
+        assert loader.loads == 0  # refused before the model load, not after it
+    finally:
+        holder.kill()  # the lock dies with its holder
+        holder.wait()
+    assert documents(tmp_path, "--n", "2").exit_code == 0
+    assert loader.loads == 1
 
 
 def test_max_tokens_that_cannot_reach_min_chars_is_refused_up_front(

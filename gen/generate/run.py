@@ -1,10 +1,11 @@
 """`gen documents`: follow the plan, ask the backend, clean, check, store.
 
 `run` is the stage, in named steps: load the prompt pack and refuse settings that
-cannot work (`preflight`), read what earlier calls stored (`resume`), load the backend
-only when documents are missing, check the first prompts against the context window,
-then generate: requests run in a pool of `backend.concurrency` threads and are stored
-as they complete. Every call is appended to the plan's history in the manifest.
+cannot work (`preflight`), lock the plan's tables, read what earlier calls stored
+(`resume`), load the backend only when documents are missing, check the first prompts
+against the context window, then generate: requests run in a pool of
+`backend.concurrency` threads and are stored as they complete. Every call is appended
+to the plan's history in the manifest.
 
 Resumable: items already stored (accepted or rejected) are skipped, and the run stops
 once the plan has `n` accepted documents, so `--n 500` after a crash ends with exactly
@@ -77,26 +78,30 @@ def run(
     """Generate until the plan has `options.n` documents or its attempt budget is spent.
 
     `backend`: an engine already loaded (gen bench, tests); by default `options.backend`'s
-    is loaded, and only when documents are missing.
+    is loaded, and only when documents are missing. The tables are locked first, so a
+    second process on the same run is refused before it spends a model load.
     """
     pack = load_language_pack(options.spec.language, options.prompts_dir)
     limit = token_limit(pack, options.spec, options.max_tokens)
     read_manifest(paths.manifest(STAGE, options.shard))  # damaged: stop before any work
-    state = resume(paths, pack, options.spec, options.shard)
-    if state.accepted >= options.shard.quota(options.n):
-        return nothing_to_do(paths, options, state)
-    generation = DocumentRun(
-        paths, pack, backend or make_backend(options.backend), options, limit, state
-    )
-    generation.check_context()
-    return generation.execute()
+    shard = options.shard
+    with (
+        RecordTable(paths.documents, shard=shard) as documents,
+        RecordTable(paths.rejects(STAGE), shard=shard) as rejects,
+    ):
+        state = resume(paths, pack, options.spec, shard)
+        if state.accepted >= shard.quota(options.n):
+            return nothing_to_do(paths, options, state)
+        generation = DocumentRun(
+            paths, pack, backend or make_backend(options.backend), options, limit, state
+        )
+        generation.check_context()
+        return generation.execute(documents, rejects)
 
 
 def nothing_to_do(paths: RunPaths, options: DocumentsOptions, state: Resume) -> DocumentsSummary:
     """The plan already has n documents: record the call, ask nothing."""
     spec, shard = options.spec, options.shard
-    with RecordTable(paths.documents, shard=shard), RecordTable(paths.rejects(STAGE), shard=shard):
-        pass  # opening recovers what an interrupted call left in the journals
     summary = DocumentsSummary(spec.key, options.n, shard, state.accepted, status=NOTHING_TO_DO)
     entry = {"run": new_run_id(), "status": NOTHING_TO_DO, "n": options.n, "new_documents": 0}
     append_run(
@@ -163,15 +168,12 @@ class DocumentRun:
         prompts = [(item.id, self.prompter.render(item).text) for item in items]
         check_context(self.backend, prompts, self.limit, self.options.backend.n_ctx)
 
-    def execute(self) -> DocumentsSummary:
+    def execute(self, documents: RecordTable, rejects: RecordTable) -> DocumentsSummary:
+        """Generate into the open `documents` and `rejects` tables, and record the call."""
         started = time.perf_counter()
-        summary, shard = self.summary, self.options.shard
+        summary = self.summary
         try:
-            with (
-                RecordTable(self.paths.documents, shard=shard) as documents,
-                RecordTable(self.paths.rejects(STAGE), shard=shard) as rejects,
-            ):
-                self._generate(documents, rejects)
+            self._generate(documents, rejects)
         except BaseException as exc:
             summary.status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
             summary.wall_seconds = time.perf_counter() - started
