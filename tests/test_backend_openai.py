@@ -52,8 +52,9 @@ def test_extra_caller_threads_never_exceed_concurrency() -> None:
 def test_documents_pipeline_keeps_n_requests_in_flight(tmp_path: Path) -> None:
     from gen.core.runs import RunPaths
     from gen.core.store import RecordTable
+    from gen.generate.options import DocumentsOptions
     from gen.generate.plan import PlanSpec
-    from gen.generate.run import DocumentsOptions, run
+    from gen.generate.run import run
 
     paths = RunPaths(tmp_path)
     with StubOpenAIServer(answer=fictional_document, gate=3, faults=["drop", "503"]) as server:

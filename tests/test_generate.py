@@ -13,8 +13,9 @@ from gen.core.errors import GenError, ModelError
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.generate.options import DocumentsOptions
 from gen.generate.plan import PlanSpec
-from gen.generate.run import DocumentsOptions, run
+from gen.generate.run import run
 from tests.fakes import BODY, ScriptedBackend, unique_reply
 
 

@@ -26,8 +26,8 @@ from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.core.store import RecordTable
 from gen.generate import run as documents_stage
+from gen.generate.options import DocumentsOptions
 from gen.generate.plan import PlanSpec
-from gen.generate.run import DocumentsOptions
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
 from scraping.queries.generate import generate_queries

@@ -12,6 +12,7 @@ from gen.bench.report import Throughput, ratio
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.generate import run as documents_stage
+from gen.generate.options import DocumentsOptions
 from gen.generate.summary import DocumentsSummary
 from gen.text.sentences import split_sentences
 from labeling.align.aligner import align_document
@@ -33,7 +34,7 @@ def timed_loop(
 
 
 def measure_pipeline(
-    label: str, run: RunPaths, options: documents_stage.DocumentsOptions, backend: Backend
+    label: str, run: RunPaths, options: DocumentsOptions, backend: Backend
 ) -> tuple[Throughput, DocumentsSummary]:
     """`gen documents` into a scratch run folder: throughput and its summary."""
     summary = documents_stage.run(run, options, backend)

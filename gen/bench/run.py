@@ -32,10 +32,10 @@ from gen.bench.report import BenchReport, Throughput, ratio, write_report
 from gen.core.packs import LanguagePack, load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.generate.options import DocumentsOptions
 from gen.generate.plan import ALL, PlanSpec, plan_item
 from gen.generate.preflight import token_limit
 from gen.generate.requests import Prompter
-from gen.generate.run import DocumentsOptions
 from labeling.options import LabelOptions
 from labeling.strategies import strategies as label_strategies
 

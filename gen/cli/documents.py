@@ -23,9 +23,10 @@ from gen.core.errors import IncompleteError
 from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
+from gen.generate.options import DocumentsOptions
 from gen.generate.plan import ALL, PlanSpec, iter_plan
 from gen.generate.records import STAGE
-from gen.generate.run import DocumentsOptions, run
+from gen.generate.run import run
 from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
 
 plan_options = compose_options(

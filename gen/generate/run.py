@@ -3,9 +3,9 @@
 `run` is the stage, in named steps: load the prompt pack and refuse settings that
 cannot work (`preflight`), lock the plan's tables, read what earlier calls stored
 (`resume`), load the backend only when documents are missing, check the first prompts
-against the context window, then generate: requests run in a pool of
-`backend.concurrency` threads and are stored as they complete. Every call is appended
-to the plan's history in the manifest.
+against the context window, then generate (`gen.generate.call`): requests run in a
+pool of `backend.concurrency` threads and are stored as they complete. Every call is
+appended to the plan's history in the manifest.
 
 Resumable: items already stored (accepted or rejected) are skipped, and the run stops
 once the plan has `n` accepted documents, so `--n 500` after a crash ends with exactly
@@ -15,61 +15,20 @@ once the plan has `n` accepted documents, so `--n 500` after a crash ends with e
 
 from __future__ import annotations
 
-import contextlib
-import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
-from itertools import islice
-from pathlib import Path
-from typing import Any
+from dataclasses import asdict
 
-from gen import __version__
-from gen.backends import default_backend_options, make_backend
-from gen.backends.base import Backend, Completion
-from gen.backends.models import provenance
-from gen.backends.prompting import RenderedPrompt
-from gen.backends.spec import BackendOptions
-from gen.backends.streak import ErrorStreak
-from gen.core.errors import GenError
-from gen.core.packs import LanguagePack, load_language_pack
-from gen.core.progress import ProgressReporter, progress
+from gen.backends import make_backend
+from gen.backends.base import Backend
+from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
-from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable
-from gen.generate.diagnosis import RunSettings, diagnose
+from gen.generate.call import DocumentCall
 from gen.generate.manifest import append_run, new_run_id, read_manifest
-from gen.generate.plan import PlanItem, PlanSpec, plan_item
-from gen.generate.preflight import CHECKED_PROMPTS, TokenLimit, check_context, token_limit
-from gen.generate.records import STAGE, Answer, failed_request, judge
-from gen.generate.requests import Prompter
+from gen.generate.options import DocumentsOptions
+from gen.generate.preflight import token_limit
+from gen.generate.records import STAGE
 from gen.generate.resume import Resume, resume
-from gen.generate.summary import (
-    COMPLETE,
-    FAILED,
-    INTERRUPTED,
-    NOTHING_TO_DO,
-    SHORT,
-    DocumentsSummary,
-)
-from labeling.strategies.inline import InlineLabels
-
-#: Give up on a plan after this many attempts per wanted document.
-MAX_ATTEMPTS_PER_DOCUMENT = 3
-
-
-@dataclass(frozen=True)
-class DocumentsOptions:
-    spec: PlanSpec
-    n: int
-    #: None: sampling.max_tokens of generation.yaml.
-    max_tokens: int | None = None
-    prompt_format: str | None = None
-    prompts_dir: Path | None = None
-    backend: BackendOptions = field(default_factory=default_backend_options)
-    #: Shard K of N takes plan items i with i % N == K (gen/core/shards.py).
-    shard: Shard = WHOLE
-    #: The writer wraps sensitive passages in tags, stripped into `llm_inline` spans.
-    inline_labels: bool = False
+from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
 
 
 def run(
@@ -92,7 +51,7 @@ def run(
         state = resume(paths, pack, options.spec, shard)
         if state.accepted >= shard.quota(options.n):
             return nothing_to_do(paths, options, state)
-        generation = DocumentRun(
+        generation = DocumentCall(
             paths, pack, backend or make_backend(options.backend), options, limit, state
         )
         generation.check_context()
@@ -115,197 +74,3 @@ def nothing_to_do(paths: RunPaths, options: DocumentsOptions, state: Resume) -> 
         rejects_total=len(RecordTable(paths.rejects(STAGE))),
     )
     return summary
-
-
-class DocumentRun:
-    """The generation of one call: requests in flight, answers judged and stored."""
-
-    def __init__(
-        self,
-        paths: RunPaths,
-        pack: LanguagePack,
-        backend: Backend,
-        options: DocumentsOptions,
-        limit: TokenLimit,
-        state: Resume,
-    ) -> None:
-        self.paths = paths
-        self.pack = pack
-        self.backend = backend
-        self.options = options
-        self.spec = options.spec
-        self.limit = limit
-        self.state = state
-        self.inline = InlineLabels.of(pack) if options.inline_labels else None
-        self.prompter = Prompter(
-            pack,
-            backend,
-            prompt_format=options.prompt_format,
-            max_tokens=limit.tokens,
-            inline=self.inline,
-        )
-        self.run_id = new_run_id()
-        self.summary = DocumentsSummary(self.spec.key, options.n, options.shard, state.accepted)
-        self.errors = ErrorStreak()
-        self.budget = (self.summary.wanted - state.accepted) * MAX_ATTEMPTS_PER_DOCUMENT
-        self.workers = max(1, backend.concurrency)
-        self._indexes = state.pending()
-
-    @property
-    def settings(self) -> RunSettings:
-        return RunSettings(
-            limit=self.limit,
-            min_chars=self.pack.generation.checks.min_chars,
-            n_ctx=self.options.backend.n_ctx,
-            language=self.spec.language,
-            rejects=self.paths.rejects(STAGE),
-        )
-
-    def check_context(self) -> None:
-        """Refuse before the first request when the first prompts do not fit --ctx."""
-        first = islice(self.state.pending(), min(self.budget, CHECKED_PROMPTS))
-        items = [plan_item(self.pack, self.spec, index) for index in first]
-        prompts = [(item.id, self.prompter.render(item).text) for item in items]
-        check_context(self.backend, prompts, self.limit, self.options.backend.n_ctx)
-
-    def execute(self, documents: RecordTable, rejects: RecordTable) -> DocumentsSummary:
-        """Generate into the open `documents` and `rejects` tables, and record the call."""
-        started = time.perf_counter()
-        summary = self.summary
-        try:
-            self._generate(documents, rejects)
-        except BaseException as exc:
-            summary.status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
-            summary.wall_seconds = time.perf_counter() - started
-            # Record the partial call, but never in place of the error that stopped it
-            # (an unwritable run folder fails the manifest too).
-            with contextlib.suppress(GenError):
-                self._record()
-            raise
-        summary.status = SHORT if summary.accepted < summary.wanted else COMPLETE
-        if summary.short:
-            summary.diagnosis = diagnose(summary, self.settings)
-        summary.wall_seconds = time.perf_counter() - started
-        self._record()
-        return summary
-
-    def _generate(self, documents: RecordTable, rejects: RecordTable) -> None:
-        in_flight: dict[Future[Completion], tuple[PlanItem, RenderedPrompt]] = {}
-        with (
-            progress(STAGE, self.summary.wanted, done=self.summary.accepted) as bar,
-            ThreadPoolExecutor(max_workers=self.workers) as pool,
-        ):
-            try:
-                self._submit(pool, in_flight)
-                while in_flight:
-                    finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        item, rendered = in_flight.pop(future)
-                        self._collect(item, rendered, future, documents, rejects, bar)
-                    self._submit(pool, in_flight)
-            except BaseException:
-                for future in in_flight:
-                    future.cancel()
-                raise
-
-    def _submit(self, pool: ThreadPoolExecutor, in_flight: dict[Future[Completion], Any]) -> None:
-        """Send requests while documents are missing, the budget lasts and a worker is free."""
-        while (
-            self.summary.accepted + len(in_flight) < self.summary.wanted
-            and self.budget > 0
-            and len(in_flight) < self.workers
-        ):
-            item = plan_item(self.pack, self.spec, next(self._indexes))
-            rendered, request = self.prompter.request(item)
-            in_flight[pool.submit(self.backend.generate, request)] = (item, rendered)
-            self.budget -= 1
-
-    def _collect(
-        self,
-        item: PlanItem,
-        rendered: RenderedPrompt,
-        future: Future[Completion],
-        documents: RecordTable,
-        rejects: RecordTable,
-        bar: ProgressReporter,
-    ) -> None:
-        """Judge and store one finished request."""
-        summary = self.summary
-        try:
-            completion = future.result()
-        except GenError as exc:
-            rejects.append(
-                failed_request(item, self.spec, rendered, self.backend, exc, run_id=self.run_id)
-            )
-            summary.reject(
-                "model_error", chars=0, at_token_limit=False, ctx_truncated=False, detail=str(exc)
-            )
-            self.errors.failed(exc)
-            return
-        self.errors.succeeded()
-        summary.completion_tokens += completion.completion_tokens
-        summary.generation_seconds += completion.seconds
-        answer = Answer(item, rendered, completion, self.limit.tokens)
-        judgement = judge(
-            answer,
-            spec=self.spec,
-            generation=self.pack.generation,
-            backend=self.backend,
-            duplicates=self.state.duplicates,
-            run_id=self.run_id,
-            inline=self.inline,
-        )
-        if judgement.rejection:
-            rejects.append(judgement.record)
-            summary.reject(
-                judgement.rejection.reason,
-                chars=judgement.chars,
-                at_token_limit=answer.at_token_limit,
-                ctx_truncated=answer.ctx_truncated,
-                detail=judgement.rejection.detail,
-            )
-        else:
-            documents.append(judgement.record)
-            summary.accepted += 1
-            summary.new_accepted += 1
-            summary.ctx_truncated += answer.ctx_truncated
-            bar.advance(1)
-        bar.update(
-            tok_s=f"{summary.tokens_per_second:.1f}", rejected=sum(summary.rejected.values())
-        )
-
-    def _record(self) -> None:
-        """Append this call, its settings and counts, to the plan's history."""
-        summary = self.summary
-        entry = {
-            "run": self.run_id,
-            "status": summary.status,
-            "n": self.options.n,
-            "max_tokens": self.limit.tokens,
-            "n_ctx": self.options.backend.n_ctx,
-            "prompt_format": self.prompter.format_name,
-            "inline_labels": self.options.inline_labels,
-            "sampling": self.pack.generation.sampling.model_dump(),
-            "checks": self.pack.generation.checks.model_dump(),
-            "prompts_sha256": self.pack.files_sha256,
-            "prompts_dir": str(self.pack.root),
-            "backend": provenance(self.backend),
-            "gen_version": __version__,
-            "new_documents": summary.new_accepted,
-            "rejected": dict(summary.rejected),
-            "ctx_truncated": summary.ctx_truncated,
-            "completion_tokens": summary.completion_tokens,
-            "generation_seconds": round(summary.generation_seconds, 2),
-            "wall_seconds": round(summary.wall_seconds, 2),
-            "tokens_per_second": round(summary.tokens_per_second, 2),
-        }
-        append_run(
-            self.paths.manifest(STAGE, self.options.shard),
-            self.spec.key,
-            asdict(self.spec),
-            entry,
-            shard=self.options.shard,
-            accepted=summary.accepted,
-            documents_total=len(RecordTable(self.paths.documents)),
-            rejects_total=len(RecordTable(self.paths.rejects(STAGE))),
-        )

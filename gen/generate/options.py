@@ -1,0 +1,26 @@
+"""The options of `gen documents`, as the CLI, `gen bench`, benchmarks and tests pass them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gen.backends import default_backend_options
+from gen.backends.spec import BackendOptions
+from gen.core.shards import WHOLE, Shard
+from gen.generate.plan import PlanSpec
+
+
+@dataclass(frozen=True)
+class DocumentsOptions:
+    spec: PlanSpec
+    n: int
+    #: None: sampling.max_tokens of generation.yaml.
+    max_tokens: int | None = None
+    prompt_format: str | None = None
+    prompts_dir: Path | None = None
+    backend: BackendOptions = field(default_factory=default_backend_options)
+    #: Shard K of N takes plan items i with i % N == K (gen/core/shards.py).
+    shard: Shard = WHOLE
+    #: The writer wraps sensitive passages in tags, stripped into `llm_inline` spans.
+    inline_labels: bool = False
