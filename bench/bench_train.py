@@ -21,7 +21,8 @@ from pathlib import Path
 
 from gen.core.packs import default_prompts_dir
 from gen.core.store import RecordTable
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.predict.detector import Detector
 from gen.train import TrainSettings, load_detector
 from gen.train.curve import summarize

@@ -19,7 +19,8 @@ from export_fixtures import trained_tokenizer
 
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.export.run import ExportOptions, run
 
 FORMATS = ("parquet", "jsonl", "conll", "sentences", "sentences-context", "spacy", "hf-tokens")

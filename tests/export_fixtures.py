@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from gen.core.packs import default_prompts_dir
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from scraping.queries.generate import generate_queries
 
 

@@ -9,13 +9,9 @@ from gen.core.errors import UsageError
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.dataset.assemble import (
-    BuildOptions,
-    assemble,
-    build_dataset,
-    check_dataset_spans,
-    resolve_overlaps,
-)
+from gen.dataset.assemble import assemble, build_dataset
+from gen.dataset.options import BuildOptions
+from gen.dataset.spans import check_dataset_spans, resolve_overlaps
 
 
 def _assemble(**options):

@@ -14,7 +14,8 @@ from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.dataset.splits import parse_ratios
 from gen.export.base import ExportJob
 from gen.export.formats.conll import read_conll

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from gen.cli import main
 from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.export import registry
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, option
 from gen.export.registry import export_format, export_formats, register, shared_options

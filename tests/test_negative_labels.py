@@ -16,7 +16,8 @@ from gen.core.errors import ConfigError
 from gen.core.packs import default_prompts_dir, load_categories, negative_labels
 from gen.core.records import Record, Span
 from gen.core.store import RecordTable, write_records
-from gen.dataset.assemble import BuildOptions, assemble
+from gen.dataset.assemble import assemble
+from gen.dataset.options import BuildOptions
 from gen.export.base import ExportJob, NoSettings
 from gen.export.formats.sentences import ChunkSettings, chunk_rows, sentence_rows
 from scraping.queries.generate import generate_queries

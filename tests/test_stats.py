@@ -9,7 +9,8 @@ from gen.core.errors import UsageError
 from gen.core.packs import default_prompts_dir
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.dataset.splits import parse_ratios
 from gen.export.run import ExportOptions
 from gen.export.run import run as export_run

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from gen.cli import main
 from gen.core.packs import default_prompts_dir
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from scraping.queries.generate import generate_queries
 
 pytest.importorskip("spacy")

@@ -14,7 +14,8 @@ from gen.core.packs import default_prompts_dir
 from gen.core.record_files import read_record_file as read_records
 from gen.core.records import Span, check_spans
 from gen.core.store import RecordTable
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.evaluate.run import evaluate
 from gen.train import TrainSettings, load_detector
 from gen.train.run import train_detector

@@ -13,7 +13,8 @@ from gen.cli import main
 from gen.core.packs import default_prompts_dir
 from gen.core.records import check_spans
 from gen.core.store import RecordTable
-from gen.dataset.assemble import BuildOptions, build_dataset
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from gen.train import load_detector
 from scraping.queries.generate import generate_queries
 

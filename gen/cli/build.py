@@ -8,13 +8,8 @@ import click
 
 from gen.cli.options import prompts_option, run_option, seed_option
 from gen.core.packs import negative_labels
-from gen.dataset.assemble import (
-    BUILD_SPAN_SOURCES,
-    LABEL_SCHEMES,
-    OVERLAP_POLICIES,
-    BuildOptions,
-    build_dataset,
-)
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BUILD_SPAN_SOURCES, LABEL_SCHEMES, OVERLAP_POLICIES, BuildOptions
 
 
 def _names(value: str) -> tuple[str, ...]:

@@ -3,7 +3,8 @@
 Each step is a pure function over records; `build_dataset` reads the stage
 tables, runs the steps, and writes the dataset, the rejected records (with a
 reason) and a manifest of counts. A dataset never contains an invalid span:
-every kept record is re-checked, including for overlaps across span sources.
+every kept record is re-checked, including for overlaps across span sources
+(the span steps are in `gen.dataset.spans`, the options in `gen.dataset.options`).
 """
 
 from __future__ import annotations
@@ -17,64 +18,16 @@ from typing import TYPE_CHECKING
 
 from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.files import write_json_atomic
-from gen.core.packs import negative_labels
-from gen.core.records import Record, Span, check_spans, overlapping_pair
+from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
 from gen.dataset.normalize import clean_record
+from gen.dataset.options import BuildOptions
+from gen.dataset.spans import check_dataset_spans, relabel
 
 if TYPE_CHECKING:
     from datasketch import MinHash
-
-LABEL_SCHEMES = ("categories", "categories+pii", "binary")
-OVERLAP_POLICIES = ("priority", "longest")
-BUILD_SPAN_SOURCES = ("llm_inline", "llm_sentences", "llm_censor", "faker")
-BINARY_LABEL = "sensitive"
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    seed: int = 0
-    #: Wikipedia paragraphs as a fraction of documents (thesis: 5% worked best).
-    negatives_share: float = 0.05
-    include_queries: bool = True
-    #: categories: GDPR category labels only; categories+pii: plus PII types;
-    #: binary: every kept span becomes "sensitive".
-    scheme: str = "categories+pii"
-    #: Span sources to keep, by priority (the first wins an overlap under "priority").
-    sources: tuple[str, ...] = BUILD_SPAN_SOURCES
-    overlap: str = "priority"
-    clean: bool = False
-    exclude_flagged: bool = False
-    #: Estimated Jaccard similarity above which a text is removed as a near-duplicate.
-    dedup_threshold: float = 0.9
-    #: Similarity above which texts are kept in one split (same `group`).
-    group_threshold: float = 0.5
-    #: Labels meaning "not sensitive" (categories.yaml): their spans carry nothing to learn
-    #: and would turn sensitive under the binary scheme, so they are dropped.
-    negative_labels: tuple[str, ...] = field(default_factory=negative_labels)
-
-    def __post_init__(self) -> None:
-        if self.scheme not in LABEL_SCHEMES:
-            raise UsageError(
-                f"unknown label scheme {self.scheme!r}; expected one of {LABEL_SCHEMES}"
-            )
-        if self.overlap not in OVERLAP_POLICIES:
-            raise UsageError(
-                f"unknown overlap policy {self.overlap!r}; expected {OVERLAP_POLICIES}"
-            )
-        unknown = set(self.sources) - set(BUILD_SPAN_SOURCES)
-        if unknown or not self.sources:
-            raise UsageError(
-                f"span sources {sorted(unknown) or '(none)'} not allowed; "
-                f"expected some of {BUILD_SPAN_SOURCES}"
-            )
-        if not 0 <= self.negatives_share < 1:
-            raise UsageError(f"negatives share {self.negatives_share} must be in [0, 1)")
-        for name in ("dedup_threshold", "group_threshold"):
-            if not 0 < getattr(self, name) <= 1:
-                raise UsageError(f"{name.replace('_', ' ')} must be in (0, 1]")
 
 
 @dataclass
@@ -99,57 +52,6 @@ class BuildReport:
 
 
 # -- pure steps --------------------------------------------------------------------
-
-
-def is_pii_label(label: str) -> bool:
-    """PII types are uppercase (PERSON, IBAN); GDPR categories lowercase (health)."""
-    return label.isupper()
-
-
-def relabel(spans: Sequence[Span], options: BuildOptions, dropped: Counter[str]) -> list[Span]:
-    """Keep the chosen sources and sensitive labels, apply the label scheme, and resolve
-    overlaps between sources."""
-    kept = []
-    for span in spans:
-        if span.source not in options.sources:
-            dropped["source"] += 1
-        elif span.label in options.negative_labels:
-            dropped["negative"] += 1
-        elif options.scheme == "categories" and is_pii_label(span.label):
-            dropped["scheme"] += 1
-        elif options.scheme == "binary":
-            kept.append(replace(span, label=BINARY_LABEL))
-        else:
-            kept.append(span)
-    resolved = resolve_overlaps(kept, options.sources, options.overlap)
-    dropped["overlap"] += len(kept) - len(resolved)
-    return resolved
-
-
-def resolve_overlaps(spans: Sequence[Span], priority: Sequence[str], policy: str) -> list[Span]:
-    """Non-overlapping spans: the higher-priority source (or the longer span) wins."""
-    rank = {source: index for index, source in enumerate(priority)}
-    if policy == "longest":
-        order = sorted(spans, key=lambda s: (s.start - s.end, rank[s.source], s.start))
-    else:
-        order = sorted(spans, key=lambda s: (rank[s.source], s.start, s.end))
-    accepted: list[Span] = []
-    for span in order:
-        if not any(span.overlap(other.start, other.end) for other in accepted):
-            accepted.append(span)
-    return sorted(accepted, key=lambda s: (s.start, s.end))
-
-
-def check_dataset_spans(record: Record) -> None:
-    """Valid spans (check_spans) that also never overlap across sources: one tag per character."""
-    check_spans(record.text, record.spans, record_id=record.id)
-    pair = overlapping_pair(record.spans)
-    if pair:
-        left, right = pair
-        raise InvalidSpanError(
-            f"record {record.id}: spans {left.start}-{left.end} and "
-            f"{right.start}-{right.end} overlap"
-        )
 
 
 def sample_negatives(
