@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from gen.core.errors import ConfigError
-from gen.core.packs import CHAT_FORMAT
+from gen.core.pack_generation import CHAT_FORMAT
 from gen.core.yamlio import StrictModel
 
 LABELING_FILE = "labeling.yaml"

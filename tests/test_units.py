@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gen.core.errors import ConfigError, UsageError
-from gen.core.packs import UnitRules, default_prompts_dir, load_language_pack
+from gen.core.pack_language import UnitRules
+from gen.core.packs import default_prompts_dir, load_language_pack
 from gen.core.record_files import read_record_file
 from gen.text.units import split_units
 

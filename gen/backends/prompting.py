@@ -17,7 +17,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from gen.backends.base import ChatTemplate
 from gen.core.errors import ModelError, UsageError
-from gen.core.packs import CHAT_FORMAT, Formats
+from gen.core.pack_generation import CHAT_FORMAT
+from gen.core.packs import Formats
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,26 +2,24 @@
 
 Everything a user may edit to fit their domain and language lives there; this
 module validates it on load, so a typo fails at start-up with the file, line
-and key, never half-way through a run.
+and key, never half-way through a run. The schemas of a pack's `language.yaml` and
+`generation.yaml` are in `gen.core.pack_language` and `gen.core.pack_generation`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field, RootModel, field_validator, model_validator
 
 from gen.core.errors import ConfigError, UsageError
-from gen.core.records import PERSONA_FIELDS
+from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
+from gen.core.pack_language import Language, UnitRules
 from gen.core.yamlio import StrictModel, load_model
 from gen.text.placeholders import check_placeholders
-
-#: `format: chat` means the model's own chat template rather than a raw format.
-CHAT_FORMAT = "chat"
 
 
 def default_prompts_dir() -> Path:
@@ -77,53 +75,6 @@ class Formats(StrictModel):
     formats: dict[str, RawFormat]
 
 
-#: A cue is one word or a few words ("anche se", "il quale"), matched case-insensitively.
-_CUE = re.compile(r"\w+(?:['’ ]\w+)*")
-
-
-class UnitRules(StrictModel):
-    """How `gen.text.units` cuts a text of this language into labeling units."""
-
-    #: pysbd's language for sentences; None means the pack's code (English outside a pack).
-    sentence_language: str | None = None
-    #: A comma followed by one of these words starts a new clause ("..., but ...").
-    conjunctions: tuple[str, ...] = ()
-    #: Relative pronouns: a comma followed by one of them, or by one word and one of
-    #: them ("..., in which ..."), starts a new clause.
-    relatives: tuple[str, ...] = ()
-    #: A clause of fewer words is merged into its neighbour in the same sentence.
-    min_clause_words: int = Field(3, ge=1)
-    #: `Name: value` is a form field when the name has at most this many words.
-    field_name_max_words: int = Field(6, ge=1)
-
-    @field_validator("conjunctions", "relatives")
-    @classmethod
-    def _cue_words(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for cue in value:
-            if not _CUE.fullmatch(cue):
-                raise ValueError(f"{cue!r} is not a word or words separated by spaces")
-        return tuple(cue.casefold() for cue in value)
-
-
-class Language(StrictModel):
-    name: str
-    faker_locale: str
-    date_format: str = "%Y-%m-%d"
-    units: UnitRules = UnitRules()
-    #: Abbreviations after which a sentence does not end ("Apt.", "C.so"), for gen.text.sentences.
-    abbreviations: tuple[str, ...] = ()
-
-    @field_validator("abbreviations")
-    @classmethod
-    def _one_word_each(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for item in value:
-            if not item or any(ch.isspace() for ch in item) or "." not in item:
-                raise ValueError(
-                    f"abbreviation {item!r}: expected one word with a period, like 'Apt.' or 'C.so'"
-                )
-        return value
-
-
 class DocType(StrictModel):
     name: str = Field(min_length=1)
     kind: Literal["inherent", "mention"]
@@ -148,68 +99,6 @@ class Taxonomy(RootModel[dict[str, CategoryPrompts]]):
                         f"unknown category {name!r}; categories.yaml defines: {', '.join(known)}"
                     )
         return self
-
-
-class SamplingConfig(StrictModel):
-    temperature: float = Field(0.9, ge=0)
-    top_p: float = Field(0.7, gt=0, le=1)
-    top_k: int = Field(0, ge=0)
-    repeat_penalty: float = Field(1.1, gt=0)
-    max_tokens: int = Field(768, gt=0)
-
-
-class DocumentChecks(StrictModel):
-    min_chars: int = Field(200, ge=1)
-    near_duplicate_ratio: float = Field(92, gt=0, le=100)
-
-
-def _check_regexes(phrases: tuple[str, ...]) -> tuple[str, ...]:
-    for number, phrase in enumerate(phrases, 1):
-        try:
-            re.compile(phrase)
-        except re.error as exc:
-            raise ValueError(
-                f"phrase {number} {phrase!r} is not a valid regular expression ({exc})"
-            ) from None
-    try:
-        re.compile("(?:" + "|".join(phrases) + ")")
-    except re.error as exc:
-        raise ValueError(f"the phrases do not combine into one expression ({exc})") from None
-    return phrases
-
-
-class Chatter(StrictModel):
-    """How the model talks around a document in this language: phrases (regular expressions,
-    case-insensitive) that open a preamble line or a closing remark, removed before the checks
-    (see gen.generate.postprocess)."""
-
-    preamble: tuple[Annotated[str, Field(min_length=1)], ...] = ()
-    closing: tuple[Annotated[str, Field(min_length=1)], ...] = ()
-
-    @field_validator("preamble", "closing")
-    @classmethod
-    def _valid_regexes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_regexes(value)
-
-
-GENERATION_FIELDS = {"doc_type", "sensitive_info", "category", *PERSONA_FIELDS}
-
-
-class GenerationPrompts(StrictModel):
-    format: str = CHAT_FORMAT
-    system: str
-    instruction: str
-    other_instruction: str
-    response_prefix: str = ""
-    sampling: SamplingConfig = SamplingConfig()
-    checks: DocumentChecks = DocumentChecks()
-    #: Required, so that a pack copied before it existed says so instead of keeping chatter.
-    chatter: Chatter
-
-    @field_validator("instruction", "other_instruction", "system")
-    @classmethod
-    def _known_placeholders(cls, value: str) -> str:
-        return check_placeholders(value, GENERATION_FIELDS)
 
 
 class LanguagePack:

@@ -20,7 +20,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from gen.core.packs import LanguagePack, UnitRules
+from gen.core.pack_language import UnitRules
+from gen.core.packs import LanguagePack
 from gen.core.records import Record, Span
 from gen.evaluate.run import EvalReport, evaluate
 from gen.text.units import split_units

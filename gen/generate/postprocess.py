@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from gen.core.packs import Chatter
+from gen.core.pack_generation import Chatter
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:\n```|\Z)", re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?…»\")\]](?=\s|$)|\n")

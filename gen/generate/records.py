@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from gen.backends.base import Backend, Completion
 from gen.backends.prompting import RenderedPrompt
-from gen.core.packs import GenerationPrompts
+from gen.core.pack_generation import GenerationPrompts
 from gen.core.records import Record
 from gen.generate.checks import DuplicateIndex, Rejection, rejection
 from gen.generate.plan import PlanItem, PlanSpec

@@ -19,7 +19,8 @@ from pathlib import Path
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
-from gen.core.packs import Language, default_prompts_dir
+from gen.core.pack_language import Language
+from gen.core.packs import default_prompts_dir
 from gen.core.records import Span
 from gen.core.yamlio import load_model
 from gen.text.words import words_in

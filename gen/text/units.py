@@ -35,7 +35,7 @@ from functools import cache
 from itertools import pairwise
 
 from gen.core.errors import UsageError
-from gen.core.packs import UnitRules
+from gen.core.pack_language import UnitRules
 from gen.text.sentences import split_sentences
 from gen.text.words import alphanumeric_words
 

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import create_model
 
 from gen.core.errors import ConfigError, UsageError
-from gen.core.packs import CHAT_FORMAT, LanguagePack
+from gen.core.pack_generation import CHAT_FORMAT
+from gen.core.packs import LanguagePack
 from gen.core.yamlio import StrictModel, load_model
 from labeling.config import LABELING_FILE, LabelingPrompts, check_every_category
 
