@@ -170,7 +170,9 @@ def limits(param_type: click.ParamType) -> object:
 
 @pytest.mark.parametrize("command", ["documents", "label", "bench"])
 def test_backend_flags_defaults_and_help_are_unchanged(command: str) -> None:
-    params = {param.opts[0]: param for param in main.commands[command].params}
+    params = {
+        param.opts[0]: param for param in main.get_command(click.Context(main), command).params
+    }
     for flag, type_name, bound, default, help_text in FLAGS:
         param = params[flag]
         found = (param.type.name, limits(param.type), param.default, param.help)

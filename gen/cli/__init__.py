@@ -1,7 +1,14 @@
-"""The `gen` command: parses options and calls library functions, nothing more."""
+"""The `gen` command: parses options and calls library functions, nothing more.
+
+One module per command, imported only when that command runs or shows its help: the
+modules pull in pandas, pyarrow, Faker and the backends, which `gen --help` and every
+other command need not pay for. `COMMANDS` names each command's module and carries its
+one-line summary, so `gen --help` lists them all without importing any.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -9,13 +16,103 @@ import click
 from gen import __version__
 from gen.core.errors import GenError
 
+#: Every command in pipeline order, as `gen --help` lists them: name -> ("module:attribute",
+#: the first paragraph of its help). tests/test_cli_commands.py keeps the two in step.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "plan": (
+        "gen.cli.documents:plan",
+        "Dry run of `gen documents`: prompts and counts, no model, nothing written.",
+    ),
+    "documents": (
+        "gen.cli.documents:documents",
+        "Write N fictional documents with the LLM into RUN/documents.",
+    ),
+    "import": (
+        "gen.cli.import_:import_command",
+        "Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).",
+    ),
+    "label": (
+        "gen.cli.label:label",
+        "Label RUN/documents with character spans into RUN/labeled (resumable).",
+    ),
+    "wikipedia": (
+        "gen.cli.wikipedia:wikipedia_command",
+        "Scrape Wikipedia paragraphs into RUN/wikipedia (resumable, cached).",
+    ),
+    "queries": (
+        "gen.cli.queries:queries_command",
+        "Fill query templates with Faker values into RUN/queries (resumable).",
+    ),
+    "build": (
+        "gen.cli.build:build",
+        "Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries.",
+    ),
+    "export": (
+        "gen.cli.export:export",
+        "Write RUN/export/FORMAT/{train,dev,test}.* with a manifest and a dataset card.",
+    ),
+    "stats": (
+        "gen.cli.stats:stats",
+        "Label shares, documents per category/type/split, rejects; Markdown, CSV and PNG.",
+    ),
+    "eval": (
+        "gen.cli.eval:eval_command",
+        "Score the spans of PRED against GOLD (Parquet, JSONL or record folders, same "
+        "ids and texts): token overlap per label, documents, SemEval entity schemes, "
+        "confusion.",
+    ),
+    "train": (
+        "gen.cli.train:train",
+        "Train a detector on RUN/export (re-exported when missing or stale), keep the "
+        "best checkpoint on dev, score test (and --gold) and write a model card next to"
+        " the model.",
+    ),
+    "predict": (
+        "gen.cli.predict:predict",
+        "Find sensitive spans in INPUT (JSONL/Parquet records, a record folder, a run "
+        "folder with --split, or a folder of .txt files) with a detector from gen "
+        "train; long documents are windowed with overlap and merged back to exact "
+        "character offsets.",
+    ),
+    "inspect": (
+        "gen.cli.inspect:inspect_command",
+        "Write a self-contained HTML page with every document and its highlighted spans.",
+    ),
+    "review": (
+        "gen.cli.review:review",
+        "Review and correct labels in Label Studio, and pull them back as gold.",
+    ),
+    "bench": (
+        "gen.cli.bench:bench",
+        "Throughput of generation, labeling and alignment against the bare engine.",
+    ),
+}
+
 
 class _Group(click.Group):
-    """Turns expected failures into one line on stderr and their exit status, and lists
-    commands in pipeline order rather than alphabetically."""
+    """Loads a command's module on first use, turns expected failures into one line on
+    stderr and their exit status, and lists commands in pipeline order."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name][0].split(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `gen --help`, cut to the width as click cuts it, from
+        `COMMANDS` alone."""
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [
+            (name, click.Command(name, help=summary).get_short_help_str(limit))
+            for name, (_, summary) in COMMANDS.items()
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -35,40 +132,3 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="gen")
 def main() -> None:
     """Write and label fictional sensitive documents with a local LLM."""
-
-
-# One module per command; imported after `main` exists.
-from gen.cli.bench import bench  # noqa: E402
-from gen.cli.build import build  # noqa: E402
-from gen.cli.documents import documents, plan  # noqa: E402
-from gen.cli.eval import eval_command  # noqa: E402
-from gen.cli.export import export  # noqa: E402
-from gen.cli.import_ import import_command  # noqa: E402
-from gen.cli.inspect import inspect_command  # noqa: E402
-from gen.cli.label import label  # noqa: E402
-from gen.cli.predict import predict  # noqa: E402
-from gen.cli.queries import queries_command  # noqa: E402
-from gen.cli.review import review  # noqa: E402
-from gen.cli.stats import stats  # noqa: E402
-from gen.cli.train import train  # noqa: E402
-from gen.cli.wikipedia import wikipedia_command  # noqa: E402
-
-# In pipeline order, as `gen --help` lists them.
-for command in (
-    plan,
-    documents,
-    import_command,
-    label,
-    wikipedia_command,
-    queries_command,
-    build,
-    export,
-    stats,
-    eval_command,
-    train,
-    predict,
-    inspect_command,
-    review,
-    bench,
-):
-    main.add_command(command)
