@@ -231,6 +231,29 @@ def test_one_writer_per_part(tmp_path: Path) -> None:
     assert not folder.exists()
 
 
+def test_opening_is_not_writing_a_table_left_empty_leaves_no_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "run" / "t"
+    with RecordTable(folder):
+        assert (folder / "_lock").is_file()  # the lock is held while open
+    assert not folder.exists() and (tmp_path / "run").is_dir()
+    with RecordTable(folder, shard=Shard(1, 2)):
+        pass
+    assert not folder.exists()
+
+    with RecordTable(folder, shard=Shard(0, 2)) as kept, RecordTable(folder, shard=Shard(1, 2)):
+        kept.append(record(1))
+    assert [p.name for p in RecordTable(folder).part_folders()] == ["t", "shard-0-of-2"]
+    with RecordTable(folder, shard=Shard(0, 2)):
+        pass  # a part that holds records stays
+    assert RecordTable(folder).ids() == {"r0001"}
+
+    existing = tmp_path / "made-before"
+    existing.mkdir()
+    with RecordTable(existing):
+        pass
+    assert existing.is_dir()  # only what open() made is taken away
+
+
 def test_the_parts_of_a_table_read_as_one(tmp_path: Path) -> None:
     folder = tmp_path / "t"
     with RecordTable(folder) as whole:

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from gen.core.errors import CorruptFileError
 from gen.core.files import storage_error, write_table_atomic
 from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
-from gen.core.locks import FileLock, lock_part
+from gen.core.locks import LOCK, FileLock, lock_part
 from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table, row_problem
 from gen.core.shards import WHOLE, Shard, part_folders
 
@@ -65,6 +65,8 @@ class RecordTable:
         self._pending: list[dict[str, Any]] = []
         self._ids: set[str] = set()
         self._lock: FileLock | None = None
+        #: The folders `open` made (the table's, the part's), undone by `close` if unused.
+        self._created: list[Path] = []
 
     # -- reading -----------------------------------------------------------------
     def part_folders(self) -> list[Path]:
@@ -110,7 +112,12 @@ class RecordTable:
     # -- writing -----------------------------------------------------------------
     def open(self) -> RecordTable:
         """Take this part's lock, and recover from an interrupted run: compact a leftover
-        journal into a Parquet file, keeping its damaged lines in `_journal.bad`."""
+        journal into a Parquet file, keeping its damaged lines in `_journal.bad`.
+
+        Opening is not writing: folders made here hold only the lock until a record comes,
+        and `close` removes them again if none did (a call refused before its first record
+        leaves the run folder as it found it)."""
+        self._created = [f for f in dict.fromkeys([self.folder, self.part]) if not f.exists()]
         self._take_lock(whole_table=False)
         try:
             for stale in self.part.glob(".*.tmp"):
@@ -198,8 +205,20 @@ class RecordTable:
         if self._lock is not None:
             try:
                 self._compact()
+                self._remove_unused_folders()
             finally:
                 self._release()
+
+    def _remove_unused_folders(self) -> None:
+        """Remove the folders `open` made when they hold nothing but the lock. The lock file
+        goes while it is held, so no other writer can hold it; a writer that made its own
+        since keeps its folder (the removal fails, and is let go)."""
+        if not self._created or any(path.name != LOCK for path in self.part.iterdir()):
+            return
+        with contextlib.suppress(OSError):
+            (self.part / LOCK).unlink()
+            for folder in reversed(self._created):
+                folder.rmdir()
 
     # -- whole-table operations --------------------------------------------------
     def replace(self, records: Sequence[Record]) -> None:
