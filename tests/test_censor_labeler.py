@@ -23,9 +23,8 @@ from gen.backends.base import GenerationRequest
 from gen.core.errors import ModelError, UsageError
 from gen.core.packs import load_language_pack
 from gen.text.sentences import split_sentences
-from labeling.config import load_labeling
 from labeling.options import LabelOptions
-from labeling.strategies import LabelerSetup
+from labeling.strategies import LabelerSetup, load_labeling
 from labeling.strategies.censor import CensorLabeler
 from labeling.strategies.outcome import FAILED, OK
 
