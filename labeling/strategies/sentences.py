@@ -141,13 +141,14 @@ class SentenceLabeler(LlmLabeler):
             self._fixed_tokens[key] = fixed
         return self._fixed_tokens[key]
 
-    def _scored(
+    def unit_probabilities(
         self, document: Record, texts: Sequence[str], outcome: StrategyOutcome
-    ) -> list[Verdict]:
-        """One prompt per unit; the labels' probabilities after one forward pass."""
+    ) -> list[list[float]]:
+        """Per unit, the probability of each answer of `texts.answers(category)`, as a
+        share of the answers' total: one prompt per unit, one forward pass each."""
         answers = self.texts.answers(document.category)
         fixed = self.fixed_tokens(document.category, scored=True)
-        verdicts: list[Verdict] = []
+        shares: list[list[float]] = []
         for number, text in enumerate(texts, 1):
             needed = fixed + self.count_tokens(text) + _CONTEXT_MARGIN
             if needed > self.context_tokens:
@@ -170,8 +171,18 @@ class SentenceLabeler(LlmLabeler):
             total = sum(probabilities)
             if total <= 0:
                 raise AnswerError("unscored_answer", f"unit {number}: no label among the answers")
-            best = max(range(len(probabilities)), key=probabilities.__getitem__)
-            verdicts.append((answers.labels[best], probabilities[best] / total))
+            shares.append([probability / total for probability in probabilities])
+        return shares
+
+    def _scored(
+        self, document: Record, texts: Sequence[str], outcome: StrategyOutcome
+    ) -> list[Verdict]:
+        """Each unit's most probable label, with its share as the score."""
+        answers = self.texts.answers(document.category)
+        verdicts: list[Verdict] = []
+        for shares in self.unit_probabilities(document, texts, outcome):
+            best = max(range(len(shares)), key=shares.__getitem__)
+            verdicts.append((answers.labels[best], shares[best]))
         return verdicts
 
     def _generated(
