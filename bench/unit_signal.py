@@ -31,9 +31,8 @@ from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
 from gen.evaluate.ceiling import oracle_spans
 from gen.text.units import UNITS, split_units
-from labeling.config import load_labeling
 from labeling.options import CATEGORY_MODES, LabelOptions
-from labeling.strategies import LabelerSetup, strategy
+from labeling.strategies import LabelerSetup, load_labeling, strategy
 from labeling.strategies.outcome import OK, StrategyOutcome
 
 
