@@ -30,11 +30,14 @@ PROMPT = (
 )
 
 
+_VOCABULARY: dict[str, int] = {}
+
+
 def words(text: str) -> list[int]:
-    """A toy tokenizer: one token per word with its leading space."""
-    vocabulary: dict[str, int] = {}
+    """A toy tokenizer: one token per word with its leading space (ids never collide, so
+    labels share a first token only when they share a first word)."""
     pieces = text.replace(" ", "\0 ").split("\0")
-    return [vocabulary.setdefault(p, hash(p) % 1000) for p in pieces if p]
+    return [_VOCABULARY.setdefault(p, len(_VOCABULARY)) for p in pieces if p]
 
 
 def test_first_tokens_are_found_after_the_prompt_and_must_differ() -> None:
