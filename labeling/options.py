@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,8 +46,12 @@ class LabelOptions:
     #: Spans whose label probability is below this are dropped (scored answers only).
     min_score: float = 0.0
     prompts_dir: Path | None = None
-    #: The model; None when no chosen strategy needs one.
+    #: The model, already loaded (gen bench, benchmarks, tests); None when no chosen
+    #: strategy needs one or when `load_backend` is given.
     backend: Backend | None = None
+    #: Loads the model once the run's tables are locked (the CLI), so that a second
+    #: process on the same run is refused before it spends a model load.
+    load_backend: Callable[[], Backend] | None = None
     #: Shard K of N labels the documents whose id hashes to K (gen/core/shards.py).
     shard: Shard = WHOLE
 

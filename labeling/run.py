@@ -20,6 +20,7 @@ import contextlib
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from gen import __version__
@@ -31,6 +32,7 @@ from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from labeling.config import LabelingPrompts
 from labeling.labeled import (
     STAGE,
     batches,
@@ -64,16 +66,14 @@ class LabelRun:
         #: The canonical form stored with every labeled record (resumes compare it).
         self.strategy_key = ",".join(self.strategies)
         self.packs: dict[str, LanguagePack] = {}
+        self.prompts: dict[str, LabelingPrompts] = {}
         self.labelers: dict[tuple[str, str], Labeler] = {}
         self.summary = LabelSummary(strategy=self.strategy_key, strategies=self.strategies)
         self._errors = ErrorStreak()
-        backend = options.backend
-        self.provenance: dict[str, Any] = {
-            "backend": backend.name if backend else None,
-            "model": backend.model_id if backend else None,
-        }
+        self.provenance: dict[str, Any] = {"backend": None, "model": None}
         needing = [name for name in self.strategies if strategy(name).needs_model]
-        if needing and backend is None:
+        self.needs_model = bool(needing)
+        if needing and options.backend is None and options.load_backend is None:
             raise UsageError(f"strategy {needing[0]} needs a model backend")
 
     # -- steps ---------------------------------------------------------------------------
@@ -86,10 +86,12 @@ class LabelRun:
         check_same_strategies(
             previous_strategy(labeled.read()), self.strategy_key, self.paths.labeled
         )
-        self.prepare(documents)
+        self.load_prompts(documents)
         rejects = RecordTable(self.paths.rejects(STAGE), shard=self.options.shard)
         try:
+            # Locked before the model loads: a second process on this run is refused at once.
             with labeled, rejects:
+                self.build_labelers()
                 self.label_all(documents, labeled, rejects)
         except BaseException:
             # Record the partial run, but never in place of the error that stopped it
@@ -111,16 +113,12 @@ class LabelRun:
             RecordTable(folder).drop()
         self.paths.manifest(STAGE).unlink(missing_ok=True)
 
-    def prepare(self, documents: Sequence[Record]) -> None:
-        """Load and check every language's prompts and build every labeler before any
-        model call."""
+    def load_prompts(self, documents: Sequence[Record]) -> None:
+        """Load and check every language's prompts before anything is locked or loaded."""
         for language in sorted({d.language for d in documents}):
             pack = load_language_pack(language, self.options.prompts_dir)
-            prompts = load_labeling(pack, needed=self.strategies)
             self.packs[language] = pack
-            setup = LabelerSetup(pack, prompts, self.options)
-            for name in self.strategies:
-                self.labelers[(language, name)] = strategy(name).build(setup)
+            self.prompts[language] = load_labeling(pack, needed=self.strategies)
         for document in documents:
             known = self.packs[document.language].categories.categories
             if document.category not in known:
@@ -128,6 +126,19 @@ class LabelRun:
                     f"document {document.id} has category {document.category!r}, which "
                     f"categories.yaml does not define (expected one of {', '.join(known)})"
                 )
+
+    def build_labelers(self) -> None:
+        """Load the model if a strategy needs one and none was given, then build every
+        labeler before any model call."""
+        if self.needs_model and self.options.backend is None and self.options.load_backend:
+            self.options = replace(self.options, backend=self.options.load_backend())
+        backend = self.options.backend
+        if backend is not None:
+            self.provenance = {"backend": backend.name, "model": backend.model_id}
+        for language, pack in self.packs.items():
+            setup = LabelerSetup(pack, self.prompts[language], self.options)
+            for name in self.strategies:
+                self.labelers[(language, name)] = strategy(name).build(setup)
 
     def label_all(
         self, documents: Sequence[Record], labeled: RecordTable, rejects: RecordTable

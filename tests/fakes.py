@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from gen.backends.base import Capabilities, ChatTemplate, Completion, GenerationRequest
 
@@ -96,3 +101,35 @@ def unique_reply(request) -> str:
         + BODY.format(name=person, index=request.seed)
         + f" Notes: {filler}."
     )
+
+
+@contextmanager
+def table_held_elsewhere(folder: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process writing the table at `folder` (a long run elsewhere) until the block
+    ends; it is then killed with SIGKILL, and its lock dies with it."""
+    repo = Path(__file__).resolve().parents[1]
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from gen.core.store import RecordTable; "
+            "table = RecordTable(sys.argv[1]).open(); print('writing', flush=True); "
+            "time.sleep(600)",
+            str(folder),
+        ],
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]),
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "writing\n", (
+            holder.communicate()
+        )
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +13,7 @@ from stub_openai_server import StubOpenAIServer, fictional_document
 import gen.generate.run as documents_stage
 from gen.backends.base import Capabilities, GenerationRequest
 from gen.cli import main
-from tests.fakes import ScriptedBackend, unique_reply
+from tests.fakes import ScriptedBackend, table_held_elsewhere, unique_reply
 
 PLAN = "en-health-all-s0"
 REPO = Path(__file__).resolve().parents[1]
@@ -112,24 +109,7 @@ def test_a_second_process_on_the_run_is_refused_before_loading_a_model(
 ) -> None:
     folder = tmp_path / "documents"
     # Another process writing the plan's documents, e.g. a long `gen documents`.
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time; from gen.core.store import RecordTable; "
-            "table = RecordTable(sys.argv[1]).open(); print('writing', flush=True); "
-            "time.sleep(600)",
-            str(folder),
-        ],
-        env={
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-        },
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "writing\n"
+    with table_held_elsewhere(folder) as holder:
         loader = use_backend(ScriptedBackend(unique_reply))
         refused = documents(tmp_path, "--n", "2")
         assert refused.exit_code == 2
@@ -138,9 +118,6 @@ def test_a_second_process_on_the_run_is_refused_before_loading_a_model(
             f"error: {folder} is being written by another process (pid {holder.pid}"
         )
         assert loader.loads == 0  # refused before the model load, not after it
-    finally:
-        holder.kill()  # the lock dies with its holder
-        holder.wait()
     assert documents(tmp_path, "--n", "2").exit_code == 0
     assert loader.loads == 1
 

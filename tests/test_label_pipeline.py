@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from fakes import ScriptedBackend
+from fakes import ScriptedBackend, table_held_elsewhere
 from label_fakes import HEALTH_TEXT, document, documents, keyword_reply, sentence_answer
 
 from gen.backends.base import GenerationRequest
@@ -182,6 +182,31 @@ def test_cli_labels_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert "sentences: ok 2, skipped 1" in result.output
     assert "agreement of sentences vs censor" in result.output
     assert "health" in result.output.split("agreement", 1)[1]
+
+
+def test_a_second_process_on_the_run_is_refused_before_loading_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[object] = []
+
+    def load(options: object) -> ScriptedBackend:
+        loads.append(options)
+        return ScriptedBackend(keyword_reply)
+
+    monkeypatch.setattr(importlib.import_module("gen.cli.label"), "make_backend", load)
+    run = make_run(tmp_path)
+    # Another `gen label` on the same run, still writing.
+    with table_held_elsewhere(run.labeled) as holder:
+        refused = CliRunner().invoke(main, ["label", "--run", str(tmp_path)])
+        assert refused.exit_code == 2
+        (line,) = refused.output.strip().splitlines()
+        assert line.startswith(
+            f"error: {run.labeled} is being written by another process (pid {holder.pid}"
+        )
+        assert loads == []  # refused before the model load, not after it
+    result = CliRunner().invoke(main, ["label", "--run", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert len(loads) == 1
 
 
 def test_cli_without_documents_is_a_usage_error(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from fakes import ScriptedBackend, unique_reply
+from fakes import ScriptedBackend, table_held_elsewhere, unique_reply
 from label_fakes import HEALTH_TEXT, JUDICIAL_TEXT, OTHER_TEXT, document, keyword_reply
 
 from gen.cli import main
@@ -147,14 +146,7 @@ def test_three_concurrent_query_shards_equal_one_machine(tmp_path: Path) -> None
 def test_a_second_writer_of_a_table_stops_with_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "queries"
     # A writer busy with the table, e.g. a long `gen queries` on another machine.
-    holder = python_process(
-        "-c",
-        "import time; from gen.core.store import RecordTable; "
-        f"table = RecordTable({str(folder)!r}).open(); "
-        "print('writing', flush=True); time.sleep(600)",
-    )
-    try:
-        assert holder.stdout.readline() == "writing\n", holder.communicate()
+    with table_held_elsewhere(folder) as holder:
         second = gen_process("queries", "--run", str(tmp_path), "--n", "10")
         _, err = second.communicate(timeout=120)
         assert second.returncode == 2
@@ -164,8 +156,5 @@ def test_a_second_writer_of_a_table_stops_with_one_line(tmp_path: Path) -> None:
         )
         assert "--shard K/N" in line
         assert not RecordTable(folder).exists()  # the refused writer wrote nothing
-    finally:
-        holder.send_signal(signal.SIGKILL)  # the lock dies with its holder
-        holder.wait()
     generate_queries(tmp_path, locale="en_US", n=10, seed=0, prompts_dir=default_prompts_dir())
     assert pd.read_parquet(folder)["id"].is_unique and len(RecordTable(folder)) == 10

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,6 @@ def label(
         min_score=min_score,
         prompts_dir=prompts_dir,
         shard=shard,
-        backend=make_backend(backend_opts) if needs_model else None,
+        load_backend=partial(make_backend, backend_opts) if needs_model else None,
     )
     report(run(paths, options), paths)
