@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gen.core.errors import StorageError, TableBusyError
+from gen.core.files import storage_error
 from gen.core.locks import FileLock, describe_holder, is_locked
 
 _LEFTOVER = re.compile(r"^\.(?P<format>.+)\.[0-9a-f]{32}\.(?:tmp|old)$")
@@ -30,10 +31,6 @@ _LEFTOVER = re.compile(r"^\.(?P<format>.+)\.[0-9a-f]{32}\.(?:tmp|old)$")
 
 def _lock_path(folder: Path, format_name: str) -> Path:
     return folder / f".{format_name}.lock"
-
-
-def _storage_error(path: Path, exc: OSError) -> StorageError:
-    return StorageError(f"cannot write {path}: {exc.strerror or exc}; check its permissions")
 
 
 @contextlib.contextmanager
@@ -44,7 +41,7 @@ def format_lock(folder: Path, format_name: str) -> Iterator[None]:
         folder.mkdir(parents=True, exist_ok=True)
         acquired = lock.acquire()
     except OSError as exc:
-        raise _storage_error(folder, exc) from exc
+        raise storage_error(folder, exc) from exc
     if not acquired:
         raise TableBusyError(
             f"{folder / format_name} is being written by another `gen export --format "
@@ -83,7 +80,7 @@ def new_staging(folder: Path, format_name: str) -> Path:
     try:
         staging.mkdir()
     except OSError as exc:
-        raise _storage_error(folder, exc) from exc
+        raise storage_error(folder, exc) from exc
     return staging
 
 
