@@ -16,8 +16,10 @@ _ANSWER_LINE = re.compile(r"^\s*(\d+)\s*[:.)\-]?\s*([^\W\d][\w\- ]*?)\s*$")
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
-def _normal(word: str) -> str:
-    return _NOT_WORD.sub("_", word).strip("_").upper()
+def answer_word(label: str) -> str:
+    """A label as an answer word: HEALTH for `health`, also how a model's answer is read
+    back (`Non-Health` is NON_HEALTH)."""
+    return _NOT_WORD.sub("_", label).strip("_").upper()
 
 
 def labels_grammar(count: int, words: Sequence[str]) -> str:
@@ -35,7 +37,7 @@ def parse_labels(answer: str, count: int, words: Sequence[str]) -> list[str]:
     lines = [line for line in answer.splitlines() if line.strip()]
     if not lines:
         raise AnswerError("empty_answer")
-    known = {_normal(word): word for word in words}
+    known = {answer_word(word): word for word in words}
     found = []
     for expected, line in enumerate(lines, 1):
         match = _ANSWER_LINE.match(line)
@@ -43,7 +45,7 @@ def parse_labels(answer: str, count: int, words: Sequence[str]) -> list[str]:
             raise AnswerError("unparseable_answer", f"line {expected}: {line.strip()[:80]!r}")
         if int(match.group(1)) != expected:
             raise AnswerError("wrong_numbering", f"line {expected} is numbered {match.group(1)}")
-        word = known.get(_normal(match.group(2)))
+        word = known.get(answer_word(match.group(2)))
         if word is None:
             raise AnswerError(
                 "unknown_label",

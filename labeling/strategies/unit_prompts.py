@@ -14,7 +14,6 @@ so consecutive prompts share it and llama.cpp reads it once.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -27,10 +26,9 @@ from gen.core.packs import LanguagePack
 from gen.core.yamlio import StrictModel
 from gen.text.placeholders import check_placeholders
 from labeling.config import LabelingPrompts, check_every_category
+from labeling.strategies.numbered import answer_word
 
 OWN, ALL = "own", "all"
-
-_NOT_WORD = re.compile(r"[\W_]+")
 
 
 class UnitExample(StrictModel):
@@ -108,11 +106,6 @@ class SentencesPrompts(StrictModel):
         for name, examples in self.examples.items():
             if not examples:
                 raise ValueError(f"examples.{name}: give at least one example")
-
-
-def answer_word(label: str) -> str:
-    """The own-mode answer of a category label: HEALTH for `health`."""
-    return _NOT_WORD.sub("_", label).strip("_").upper()
 
 
 def answer_words(label: str) -> tuple[str, str]:
