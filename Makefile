@@ -45,7 +45,7 @@ label-studio: $(LS_TEMPLATE)
 
 run: $(VENV)/.installed
 	$(BIN)/gen documents --run $(RUN) --category all --n 7 --max-tokens 320
-	$(BIN)/gen label --run $(RUN) --strategy both
+	$(BIN)/gen label --run $(RUN)
 	$(BIN)/gen queries --run $(RUN) --n 200
 	$(BIN)/gen build --run $(RUN)
 	$(BIN)/gen export --run $(RUN) --format jsonl

@@ -31,7 +31,7 @@ DEFAULT_UNIT = "sentence"
 @dataclass(frozen=True)
 class LabelOptions:
     #: `--strategy` as given: names, `all`, `both`, or a comma-separated list.
-    strategy: str = "both"
+    strategy: str = "sentences"
     seed: int = 0
     #: The backend's context window, which prompts and answers must fit.
     context_tokens: int = 4096

@@ -84,9 +84,11 @@ def test_three_shards_label_like_one_machine(tmp_path: Path) -> None:
     one, three = RunPaths(tmp_path / "one"), RunPaths(tmp_path / "three")
     for run in (one, three):
         labeling_input(run)
-    label_run(one, LabelOptions(backend=ScriptedBackend(keyword_reply)))
+    label_run(one, LabelOptions(strategy="both", backend=ScriptedBackend(keyword_reply)))
     for k in range(3):
-        options = LabelOptions(shard=Shard(k, 3), backend=ScriptedBackend(keyword_reply))
+        options = LabelOptions(
+            strategy="both", shard=Shard(k, 3), backend=ScriptedBackend(keyword_reply)
+        )
         label_run(three, options)
     labeled = table(three.labeled)
     assert len(labeled) == 12 and labeled == table(one.labeled)

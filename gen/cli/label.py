@@ -80,7 +80,7 @@ def _strategy_help() -> str:
 @run_option
 @click.option(
     "--strategy",
-    default="both",
+    default="sentences",
     show_default=True,
     callback=_strategy_list,
     metavar="NAMES",
