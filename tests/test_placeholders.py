@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.text.placeholders import check_placeholders, placeholders, template_pieces
+from gen.core.placeholders import check_placeholders, placeholders, template_pieces
 
 
 def test_pieces_in_order() -> None:

@@ -12,9 +12,9 @@ from typing import Annotated
 
 from pydantic import Field, field_validator
 
+from gen.core.placeholders import check_placeholders
 from gen.core.records import PERSONA_FIELDS
 from gen.core.yamlio import StrictModel
-from gen.text.placeholders import check_placeholders
 
 #: `format: chat` means the model's own chat template rather than a raw format.
 CHAT_FORMAT = "chat"

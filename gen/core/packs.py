@@ -18,8 +18,8 @@ from pydantic import Field, RootModel, field_validator, model_validator
 from gen.core.errors import ConfigError, UsageError
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
+from gen.core.placeholders import check_placeholders
 from gen.core.yamlio import StrictModel, load_model
-from gen.text.placeholders import check_placeholders
 
 
 def default_prompts_dir() -> Path:

@@ -22,9 +22,9 @@ from pydantic import Field, field_validator
 from gen.backends.prompting import PromptParts
 from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.packs import LanguagePack
+from gen.core.placeholders import check_placeholders
 from gen.core.records import Record, check_spans
 from gen.core.yamlio import StrictModel
-from gen.text.placeholders import check_placeholders
 from labeling.align.aligner import Alignment, align_document
 from labeling.config import LabelingPrompts, check_every_category
 from labeling.strategies import LabelerSetup, Strategy

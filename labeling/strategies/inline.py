@@ -19,9 +19,9 @@ from pydantic import Field, field_validator
 from gen.backends.prompting import PromptParts
 from gen.core.errors import InvalidSpanError
 from gen.core.packs import LanguagePack
+from gen.core.placeholders import check_placeholders
 from gen.core.records import Record, check_spans
 from gen.core.yamlio import StrictModel
-from gen.text.placeholders import check_placeholders
 from labeling.config import LabelingPrompts, check_every_category
 from labeling.strategies import LabelerSetup, Strategy, load_labeling
 from labeling.strategies.inline_tags import SOURCE, InlineParse, accepted_names, parse_inline

@@ -23,8 +23,8 @@ from pydantic import Field, field_validator
 from gen.backends.prompting import PromptParts
 from gen.core.errors import UsageError
 from gen.core.packs import LanguagePack
+from gen.core.placeholders import check_placeholders
 from gen.core.yamlio import StrictModel
-from gen.text.placeholders import check_placeholders
 from labeling.config import LabelingPrompts, check_every_category
 from labeling.strategies.numbered import answer_word
 

@@ -23,13 +23,13 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from gen.core.errors import UsageError
 from gen.core.files import write_json_atomic
 from gen.core.packs import load_categories
+from gen.core.placeholders import check_placeholders, template_pieces
 from gen.core.progress import progress
 from gen.core.records import Record, Span, check_spans
 from gen.core.runs import RunPaths
 from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable
 from gen.core.yamlio import StrictModel, load_model, read_yaml
-from gen.text.placeholders import check_placeholders, template_pieces
 from scraping.queries.pii_values import (
     BUILTIN_FILLERS,
     LABELS,
