@@ -2,8 +2,9 @@
 
 Every pair of strategies that labeled the same documents is compared; every word token
 of a document is "sensitive" for a strategy when one of its category spans touches it.
-Over all tokens of a category's documents, Cohen's kappa corrects the raw agreement for chance (most
-tokens are often negative for both) and F1 measures the overlap of the positives.
+Over all tokens of a category's documents, Cohen's kappa corrects the raw agreement for
+chance (most tokens are often negative for both) and F1 measures the overlap of the
+positives.
 """
 
 from __future__ import annotations

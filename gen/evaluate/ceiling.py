@@ -53,15 +53,22 @@ def oracle_spans(
     return spans
 
 
-def unit_ceiling(gold: Sequence[Record], split: Splitter, labels: Collection[str]) -> EvalReport:
-    """Scores of the perfect classifier of the units `split(text, language)` returns,
-    counting only the gold spans of `labels` (the other labels are found by other means)."""
+def _scored_against(
+    gold: Sequence[Record], labels: Collection[str], spans_of: Callable[[Record], list[Span]]
+) -> EvalReport:
+    """`gen eval`'s scores of the spans `spans_of(record)` gives, counting only the gold
+    spans of `labels` (the other labels are found by other means)."""
     kept = [replace(r, spans=[s for s in r.spans if s.label in labels]) for r in gold]
-    predicted = [
-        replace(r, spans=oracle_spans(r.text, r.spans, split(r.text, r.language), labels))
-        for r in kept
-    ]
-    return evaluate(kept, predicted).groups["all"]
+    return evaluate(kept, [replace(r, spans=spans_of(r)) for r in kept]).groups["all"]
+
+
+def unit_ceiling(gold: Sequence[Record], split: Splitter, labels: Collection[str]) -> EvalReport:
+    """Scores of the perfect classifier of the units `split(text, language)` returns."""
+    return _scored_against(
+        gold,
+        labels,
+        lambda r: oracle_spans(r.text, r.spans, split(r.text, r.language), labels),
+    )
 
 
 def unit_floor(
@@ -72,14 +79,17 @@ def unit_floor(
 ) -> EvalReport:
     """Scores of labeling every unit of a document with its category's label
     (`category_labels`: category -> label, None for a non-sensitive category)."""
-    kept = [replace(r, spans=[s for s in r.spans if s.label in labels]) for r in gold]
-    predicted = []
-    for record in kept:
+
+    def every_unit(record: Record) -> list[Span]:
         label = category_labels.get(record.category)
-        units = split(record.text, record.language) if label in labels else []
-        spans = [Span(start, end, str(label), FLOOR_SOURCE) for start, end in units]
-        predicted.append(replace(record, spans=spans))
-    return evaluate(kept, predicted).groups["all"]
+        if label is None or label not in labels:
+            return []
+        return [
+            Span(start, end, label, FLOOR_SOURCE)
+            for start, end in split(record.text, record.language)
+        ]
+
+    return _scored_against(gold, labels, every_unit)
 
 
 def category_label_map(packs: Iterable[LanguagePack]) -> dict[str, str | None]:
