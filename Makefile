@@ -51,7 +51,7 @@ run: $(VENV)/.installed
 	$(BIN)/gen export --run $(RUN) --format jsonl
 	$(BIN)/gen stats --run $(RUN)
 	$(BIN)/gen inspect --run $(RUN) --out $(RUN)/inspect.html
-	$(BIN)/gen train --run $(RUN) --gold bench/gold/gold.jsonl
+	$(BIN)/gen train --run $(RUN) --gold bench/gold/gold-test.jsonl
 	@echo
 	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/ stats/ inspect.html models/spacy/"
 

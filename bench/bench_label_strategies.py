@@ -2,7 +2,7 @@
 each strategy x unit x category mode x answer mode, and a calibration table for scored
 answers (precision and recall when spans below a score are dropped).
 
-    .venv/bin/python bench/bench_label_strategies.py bench/gold/gold.jsonl
+    .venv/bin/python bench/bench_label_strategies.py bench/gold/gold-dev.jsonl
         [--limit N] [--ctx 4096] [--model FILE.gguf] [--only sentences/clause/all/scored ...]
         [--json results.json]
 

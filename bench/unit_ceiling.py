@@ -2,7 +2,7 @@
 classifier of sentences, or of clauses, would reach; and the floor: what labeling every
 unit of a sensitive document with its category scores (gen.evaluate.ceiling).
 
-    .venv/bin/python bench/unit_ceiling.py bench/gold/gold.jsonl [--prompts DIR]
+    .venv/bin/python bench/unit_ceiling.py bench/gold/gold-dev.jsonl [--prompts DIR]
 
 Only special-category labels count (PII is found by other means). "plain sentences" is
 gen.text.sentences alone, the unit of the thesis's sentence strategy, for reference.

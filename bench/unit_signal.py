@@ -1,7 +1,7 @@
 """Does a model rank sensitive units above the others at all? The ROC AUC of its scored
 answers on a gold set, before any threshold is chosen.
 
-    .venv/bin/python bench/unit_signal.py bench/gold/gold.jsonl
+    .venv/bin/python bench/unit_signal.py bench/gold/gold-dev.jsonl
         [--unit sentence|clause] [--categories own|all] [--ctx 4096] [--model FILE.gguf]
 
 For every unit of every gold document (own mode: the documents of a sensitive category),

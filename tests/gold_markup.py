@@ -1,10 +1,13 @@
-"""Convert the readable gold source (bench/gold/gold.marked.txt) into bench/gold/gold.jsonl.
+"""Convert the readable gold sources (bench/gold/<set>.marked.txt) into their JSONL splits.
 
-The source holds one document per `@@@ key=value ...` header; a labeled passage is
+Each source holds one document per `@@@ key=value ...` header; a labeled passage is
 written `[[passage|LABEL]]`. Offsets are computed here, never by hand, and the test
-suite checks that the committed JSONL is exactly what this converter produces.
+suite checks that the committed JSONL files are exactly what this converter produces.
+Every document names its split (`split=dev` or `split=test`), fixed when the document is
+added: prompts, examples, units and thresholds are tuned on `dev`, figures are reported
+on `test`. A source `<set>.marked.txt` becomes `<set>-dev.jsonl` and `<set>-test.jsonl`.
 
-    python tests/gold_markup.py     # rewrite bench/gold/gold.jsonl from the source
+    python tests/gold_markup.py     # rewrite every bench/gold/<set>-<split>.jsonl
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ import sys
 from pathlib import Path
 
 GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
-SOURCE = GOLD_DIR / "gold.marked.txt"
-GOLD = GOLD_DIR / "gold.jsonl"
+SUFFIX = ".marked.txt"
+SPLITS = ("dev", "test")
 
 HEADER = "@@@ "
-HEADER_KEYS = ("id", "language", "category", "doc_type")
+HEADER_KEYS = ("id", "language", "category", "doc_type", "split")
 MARK = re.compile(r"\[\[(?P<passage>[^\[\]|\n]+)\|(?P<label>[A-Za-z_]+)\]\]")
 
 
@@ -28,11 +31,23 @@ class MarkupError(ValueError):
     """The source is malformed; the message names the document."""
 
 
+def sources() -> list[Path]:
+    """Every readable gold source, by name."""
+    return sorted(GOLD_DIR.glob(f"*{SUFFIX}"))
+
+
+def split_file(source: Path, split: str) -> Path:
+    """The JSONL file of one split of a source: gold.marked.txt -> gold-test.jsonl."""
+    return source.with_name(f"{source.name.removesuffix(SUFFIX)}-{split}.jsonl")
+
+
 def parse_document(header: str, body: str) -> dict:
     """One gold record from a header line and its marked-up body."""
     fields = dict(item.split("=", 1) for item in shlex.split(header))
     if sorted(fields) != sorted(HEADER_KEYS):
         raise MarkupError(f"header {header!r}: expected the keys {', '.join(HEADER_KEYS)}")
+    if fields["split"] not in SPLITS:
+        raise MarkupError(f"document {fields['id']}: split must be one of {', '.join(SPLITS)}")
     text_parts: list[str] = []
     spans: list[dict] = []
     length = 0
@@ -69,10 +84,20 @@ def to_jsonl(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def converted(source: Path) -> dict[Path, str]:
+    """The JSONL text of each split of `source`, by file."""
+    records = parse_source(source.read_text(encoding="utf-8"))
+    return {
+        split_file(source, split): to_jsonl([r for r in records if r["split"] == split])
+        for split in SPLITS
+    }
+
+
 def main() -> None:
-    records = parse_source(SOURCE.read_text(encoding="utf-8"))
-    GOLD.write_text(to_jsonl(records), encoding="utf-8")
-    print(f"{GOLD}: {len(records)} documents", file=sys.stderr)
+    for source in sources():
+        for path, text in converted(source).items():
+            path.write_text(text, encoding="utf-8")
+            print(f"{path}: {text.count(chr(10))} documents", file=sys.stderr)
 
 
 if __name__ == "__main__":

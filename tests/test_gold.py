@@ -8,7 +8,16 @@ import re
 from collections import Counter
 
 import pytest
-from gold_markup import GOLD, SOURCE, MarkupError, parse_document, parse_source, to_jsonl
+from gold_markup import (
+    GOLD_DIR,
+    HEADER_KEYS,
+    SPLITS,
+    MarkupError,
+    converted,
+    parse_document,
+    parse_source,
+    sources,
+)
 
 from gen.core.packs import Categories, default_prompts_dir
 from gen.core.record_files import read_record_file
@@ -28,18 +37,40 @@ LIST_ITEM = re.compile(r"^[ \t]*(?:[-•*]|\d+[.)]|\[[ x]\])[ \t]+(?P<item>\S[^\
 
 @pytest.fixture(scope="module")
 def gold() -> list[Record]:
-    return read_record_file(GOLD, "GOLD file")
+    """The core set (English and Italian), both splits: its coverage is asserted below."""
+    return [
+        record
+        for split in SPLITS
+        for record in read_record_file(GOLD_DIR / f"gold-{split}.jsonl", "GOLD file")
+    ]
 
 
 def sensitive_labels(record: Record) -> set[str]:
     return {span.label for span in record.spans if span.label in SENSITIVE}
 
 
-def test_jsonl_is_the_converted_source() -> None:
-    records = parse_source(SOURCE.read_text(encoding="utf-8"))
-    assert GOLD.read_text(encoding="utf-8") == to_jsonl(records), (
-        "bench/gold/gold.jsonl is out of date: run python tests/gold_markup.py"
-    )
+@pytest.mark.parametrize("source", sources(), ids=lambda path: path.name)
+def test_jsonl_files_are_the_converted_source(source) -> None:
+    for path, text in converted(source).items():
+        assert path.is_file() and path.read_text(encoding="utf-8") == text, (
+            f"{path.name} is out of date: run python tests/gold_markup.py"
+        )
+
+
+@pytest.mark.parametrize("source", sources(), ids=lambda path: path.name)
+def test_ids_are_unique_and_splits_stratified(source) -> None:
+    """Every (language, category) stratum is split evenly between dev and test, so that
+    tuning on dev and reporting on test see the same mixture."""
+    records = parse_source(source.read_text(encoding="utf-8"))
+    assert len({r["id"] for r in records}) == len(records)
+    strata: dict[tuple[str, str], Counter] = {}
+    for record in records:
+        key = (record["language"], record["category"])
+        strata.setdefault(key, Counter())[record["split"]] += 1
+    for key, counts in strata.items():
+        assert abs(counts["dev"] - counts["test"]) <= 1, (source.name, key, dict(counts))
+    all_ids = [r["id"] for s in sources() for r in parse_source(s.read_text(encoding="utf-8"))]
+    assert len(set(all_ids)) == len(all_ids), "ids repeat across gold sources"
 
 
 def test_every_span_is_valid_and_tight(gold: list[Record]) -> None:
@@ -116,15 +147,19 @@ def test_form_fields_and_list_items_are_labeled(gold: list[Record]) -> None:
 
 
 def test_markup_errors_name_the_document() -> None:
+    header = "id=doc-1 language=en category=other doc_type=x split=dev"
     with pytest.raises(MarkupError, match="doc-1"):
-        parse_document("id=doc-1 language=en category=other doc_type=x", "a [[b|PERSON] c")
+        parse_document(header, "a [[b|PERSON] c")
     with pytest.raises(MarkupError, match="expected the keys"):
         parse_document("id=doc-1 language=en", "text")
+    with pytest.raises(MarkupError, match="doc-1: split must be one of dev, test"):
+        parse_document(header.replace("split=dev", "split=train"), "text")
+    assert set(HEADER_KEYS) >= {"split"}
 
 
 def test_markup_offsets_are_code_points() -> None:
     record = parse_document(
-        'id=x language=it category=health doc_type="Nota"',
+        'id=x language=it category=health doc_type="Nota" split=test',
         "Città 🙏 [[Núñez|PERSON]]: [[ha l'asma|health]]",
     )
     text = record["text"]

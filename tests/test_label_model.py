@@ -127,7 +127,7 @@ def test_two_gold_documents_through_every_strategy_over_every_category(tmp_path:
     """The shortest gold document and a gold negative, asked about every category by both
     strategies: whatever the tiny model answers, every span is valid and every document is
     accounted for."""
-    gold = {r.id: r for r in read_record_file(ROOT / "bench" / "gold" / "gold.jsonl", "gold")}
+    gold = {r.id: r for r in read_record_file(ROOT / "bench" / "gold" / "gold-dev.jsonl", "gold")}
     run = RunPaths(tmp_path)
     with RecordTable(run.documents) as table:
         table.extend(

@@ -18,7 +18,7 @@ from gen.text.units import split_units
 
 EN = load_language_pack("en").units
 IT = load_language_pack("it").units
-GOLD = Path(__file__).resolve().parents[1] / "bench" / "gold" / "gold.jsonl"
+GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
 EDGE = ".,;:!?…–—- "
 
 
@@ -181,7 +181,9 @@ def test_empty_and_blank_text() -> None:
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
 def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str) -> None:
     packs = {"en": EN, "it": IT}
-    for record in read_record_file(GOLD, "GOLD file"):
+    files = [GOLD_DIR / f"gold-{split}.jsonl" for split in ("dev", "test")]
+    gold = [record for path in files for record in read_record_file(path, "GOLD file")]
+    for record in gold:
         ranges = split_units(record.text, packs[record.language], unit)
         assert_well_formed(record.text, ranges)
         disclosures = [s for s in record.spans if s.label.islower()]
