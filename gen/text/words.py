@@ -38,7 +38,8 @@ _JOINERS = (
 )
 _UNSPACED = regex.compile(f"[{_UNSPACED_SCRIPTS}]")
 _JOINING = regex.compile(f"[{_JOINERS}]")
-_SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}]")
+#: Marks are special too: a mark that joins nothing (U+109A) has nothing to sit on.
+_SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}\\p{{M}}]")
 #: Below U+0300 (ASCII, Latin-1, Latin Extended, IPA) no character is CJK or joins a
 #: cluster: a fast `re` check that spares most texts the `_SPECIAL` search.
 _BEYOND_LATIN = re.compile("[^\x00-\u02ff]")
@@ -59,12 +60,14 @@ _end = itemgetter(1)
 
 
 class _StandIns(dict):
-    """`str.translate` table: a character of the unspaced scripts -> `_ALONE`, any other
-    to itself; filled as characters are met, so no table of all of Unicode is built."""
+    """`str.translate` table: a character of the unspaced scripts -> `_ALONE`, a mark ->
+    a space (without joiners in the text, no mark sits on a letter: it is left out, as a
+    cluster that starts with a mark is), any other to itself; filled as characters are
+    met, so no table of all of Unicode is built."""
 
     def __missing__(self, code: int) -> str:
         char = chr(code)
-        self[code] = _ALONE if _UNSPACED.match(char) else char
+        self[code] = _ALONE if _UNSPACED.match(char) else " " if _MARK.match(char) else char
         return self[code]
 
 
