@@ -193,3 +193,15 @@ def test_markup_offsets_are_code_points() -> None:
     text = record["text"]
     assert text == "Città 🙏 Núñez: ha l'asma"
     assert [text[s["start"] : s["end"]] for s in record["spans"]] == ["Núñez", "ha l'asma"]
+
+
+def test_a_passage_may_run_over_several_lines() -> None:
+    """A postal address whose city and country stand on lines of their own is one span."""
+    record = parse_document(
+        'id=x language=en category=other doc_type="Letter" split=dev',
+        "To:\n[[12 Mill Lane\nLeeds LS6 2QT\nUnited Kingdom|ADDRESS]]\nDear [[Ann|PERSON]],",
+    )
+    text = record["text"]
+    labeled = [(text[s["start"] : s["end"]], s["label"]) for s in record["spans"]]
+    address = "12 Mill Lane\nLeeds LS6 2QT\nUnited Kingdom"
+    assert labeled == [(address, "ADDRESS"), ("Ann", "PERSON")]
