@@ -3,7 +3,8 @@ export): JSONL or Parquet files, or a record table folder, with every row valida
 
 Nothing is coerced: an offset of 12.7 is an error, not 12; a misspelled key (`span`) is an
 error, not "no spans"; every message names the file, the line and the key. A UTF-8 byte
-order mark is accepted, as editors on Windows write one.
+order mark is accepted, as editors on Windows write one. JSONL lines end at "\n" (a "\r"
+before it is JSON whitespace), never at the other line breaks Unicode knows.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
     except OSError as exc:
         raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: `str.splitlines` would also cut at U+2028, U+2029 and U+0085,
+    # which JSON strings may hold as they are (and gen writes them so).
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -1,0 +1,68 @@
+"""Record files made outside gen (JSONL, Parquet, record folders): every reader reads them
+the same way, and anything that is no valid record is one line naming the file, the line
+and the key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.core.record_files import read_record_file
+from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.evaluate.run import evaluate_files
+from gen.predict.run import predict_file
+
+#: Line and paragraph separators and NEXT LINE: legal inside a JSON string, and line
+#: breaks to `str.splitlines`.
+SEPARATORS = "\u2028\u2029\u0085"
+
+
+def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
+    text = f"Mario{SEPARATORS}has asthma."
+    rows = [{"id": "a", "text": text, "spans": [{"start": 12, "end": 18, "label": "health"}]}]
+    rows.append({"id": "b", "text": "two"})
+    path = tmp_path / "x.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    first, second = read_record_file(path)
+    assert first.text == text and first.text[12:18] == "asthma"
+    assert second.id == "b"
+
+
+def test_export_jsonl_reads_its_own_output_back(tmp_path: Path) -> None:
+    text = f"Anna Rossi{SEPARATORS}lives in Rome."
+    record = Record("a", text, "other", "letter", "en", "llm", [Span(0, 10, "PERSON", "faker")])
+    RecordTable(RunPaths(tmp_path).dataset).replace([record])
+    result = CliRunner().invoke(
+        main, ["export", "--run", str(tmp_path), "--format", "jsonl", "--split", "1,0,0"]
+    )
+    assert result.exit_code == 0, result.output
+    (back,) = read_record_file(RunPaths(tmp_path).export / "jsonl" / "train.jsonl")
+    assert back == record
+
+
+class NameFinder:
+    """A detector that labels every `Anna` (enough to write predictions)."""
+
+    labels: ClassVar[list[str]] = ["PERSON"]
+
+    def predict(self, texts):
+        return [
+            [Span(i, i + 4, "PERSON", "model")] if (i := text.find("Anna")) >= 0 else []
+            for text in texts
+        ]
+
+
+def test_predictions_of_a_text_file_with_a_line_separator_can_be_scored(tmp_path: Path) -> None:
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "a.txt").write_text(f"Dear Anna,{SEPARATORS}all is well.", encoding="utf-8")
+    out = tmp_path / "pred.jsonl"
+    predict_file(NameFinder(), folder, out)
+    evaluation = evaluate_files(out, out)
+    assert evaluation.groups["all"].documents == 1
