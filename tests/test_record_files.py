@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
+from gen.core.errors import UsageError
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
@@ -66,3 +68,18 @@ def test_predictions_of_a_text_file_with_a_line_separator_can_be_scored(tmp_path
     predict_file(NameFinder(), folder, out)
     evaluation = evaluate_files(out, out)
     assert evaluation.groups["all"].documents == 1
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8")
+    return path
+
+
+def test_a_repeated_id_is_refused_naming_the_id_and_its_lines(tmp_path: Path) -> None:
+    rows = [{"id": "a", "text": "one"}, {"id": "b", "text": "two"}, {"id": "a", "text": "three"}]
+    path = _write_jsonl(tmp_path / "in.jsonl", rows)
+    with pytest.raises(UsageError, match=r"in\.jsonl: id 'a' is on lines 1 and 3"):
+        predict_file(NameFinder(), path, tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+    result = CliRunner().invoke(main, ["eval", str(path), str(path)])
+    assert result.exit_code == 2 and "id 'a' is on lines 1 and 3" in result.output

@@ -52,6 +52,7 @@ def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold
             ) from None
     line = "line" if path.suffix == ".jsonl" else "row"
     records = []
+    numbers: dict[str, list[int]] = {}
     for number, row in rows:
         if isinstance(row, dict):
             row = _with_defaults(row, span_source)
@@ -59,7 +60,21 @@ def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold
         if problem:
             raise UsageError(f"{where} {line} {number}: {problem}")
         records.append(Record.from_row(row))
+        numbers.setdefault(row["id"], []).append(number)
+    _refuse_repeated_ids(numbers, where, line)
     return records
+
+
+def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -> None:
+    """Records are matched and stored by id: a repeated one would be scored, predicted or
+    imported twice (or once, silently), so it is refused with where it occurs."""
+    repeated = {record_id: found for record_id, found in numbers.items() if len(found) > 1}
+    if not repeated:
+        return
+    record_id, found = next(iter(repeated.items()))
+    places = ", ".join(map(str, found[:-1])) + f" and {found[-1]}"
+    more = f" ({len(repeated) - 1} more ids repeat)" if len(repeated) > 1 else ""
+    raise UsageError(f"{where}: id {record_id!r} is on {line}s {places}{more}; ids must be unique")
 
 
 def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
