@@ -81,11 +81,12 @@ def test_jsonl_gold_import_export_import_gives_the_same_spans(tmp_path):
 
 @pytest.mark.parametrize("scheme", ["io", "bio"])
 def test_conll_import_export_import_gives_the_same_spans(tmp_path, scheme):
-    # The exporter writes sentences without document boundaries: one document per file.
-    _export("conll", _gold_records()[:1], tmp_path / "a", scheme=scheme)
+    # The exporter writes a -DOCSTART- line before each record: one document each.
+    _export("conll", _gold_records(), tmp_path / "a", scheme=scheme)
     conll = tmp_path / "a" / "test.conll"
     first = read_files([conll], "gold", RecordDefaults())
-    (record,) = first
+    record, other = first
+    assert other.text == "Nothing sensitive here ." and not other.spans
     assert "Ñusta Müller" in record.text
     assert [record.text[s.start : s.end] for s in record.spans] == [
         "Ñusta Müller",
