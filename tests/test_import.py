@@ -215,3 +215,51 @@ def test_text_files_are_not_gold_and_ids_must_be_unique(tmp_path):
     two = _jsonl(tmp_path / "two.jsonl", [{"id": "x", "text": "b"}])
     with pytest.raises(Exception, match="id 'x' is also in"):
         read_files([one, two], "documents", RecordDefaults())
+
+
+def _import(*args: object):
+    return CliRunner().invoke(main, ["import", *map(str, args)])
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--category", "astrology"], "unknown category 'astrology'; expected one of: health,"),
+        (["--language", "xx"], "no prompts for language 'xx'"),
+    ],
+)
+def test_unknown_categories_and_languages_are_refused_up_front(tmp_path, option, message):
+    (tmp_path / "x.txt").write_text("Some text to label.", encoding="utf-8")
+    run = tmp_path / "run"
+    result = _import(tmp_path / "x.txt", "--run", run, "--as", "documents", *option)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not run.exists()
+
+
+def test_a_record_of_an_unknown_category_is_refused_naming_it(tmp_path):
+    path = _jsonl(tmp_path / "in.jsonl", [{"id": "s", "text": "Stars.", "category": "astrology"}])
+    result = _import(path, "--run", tmp_path / "run", "--as", "documents")
+    assert result.exit_code == 2, result.output
+    assert "in.jsonl: record s: unknown category 'astrology'" in result.output
+
+
+def test_reimporting_a_changed_record_says_so_and_overwrite_replaces_it(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("A letter about nothing.", encoding="utf-8")
+    run = tmp_path / "run"
+    assert _import(path, "--run", run, "--as", "documents").exit_code == 0
+    assert "0 records added" in _import(path, "--run", run, "--as", "documents").output
+    changed = _import(path, "--run", run, "--as", "documents", "--category", "health")
+    assert changed.exit_code == 2, changed.output
+    assert "id 'x' is already in" in changed.output and "another category" in changed.output
+    assert "--overwrite" in changed.output
+    with RecordTable(RunPaths(run).labeled) as labeled:
+        labeled.extend(RecordTable(RunPaths(run).documents).read())
+    path.write_text("A letter about her asthma.", encoding="utf-8")
+    result = _import(path, "--run", run, "--as", "documents", "--category", "health", "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert "1 replaced" in result.output
+    assert "1 replaced documents are labeled in their old version" in result.stderr
+    (record,) = RecordTable(RunPaths(run).documents).read()
+    assert (record.text, record.category) == ("A letter about her asthma.", "health")
