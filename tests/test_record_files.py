@@ -83,3 +83,44 @@ def test_a_repeated_id_is_refused_naming_the_id_and_its_lines(tmp_path: Path) ->
     assert not (tmp_path / "out.jsonl").exists()
     result = CliRunner().invoke(main, ["eval", str(path), str(path)])
     assert result.exit_code == 2 and "id 'a' is on lines 1 and 3" in result.output
+
+
+TEXT = "Anna Rossi has asthma.\n"
+
+
+def _gold_row(**changes) -> dict:
+    row = {"id": "a", "text": TEXT, "spans": [{"start": 0, "end": 10, "label": "PERSON"}]}
+    return {**row, **changes}
+
+
+GOLD_PROBLEMS = [
+    (_gold_row(spans=[{"start": 11, "end": 23, "label": "health"}]), "ends with whitespace"),
+    (_gold_row(spans=[{"start": 10, "end": 21, "label": "health"}]), "starts with whitespace"),
+    (_gold_row(spans=[{"start": 0, "end": 4, "label": ""}]), "spans.0.label: must be a name"),
+    (_gold_row(spans=[{"start": 0, "end": 4, "label": " PERSON "}]), "must be a name"),
+    (_gold_row(id=""), "line 1: id: must not be empty"),
+    (_gold_row(spans=None), "line 1: spans: expected a list"),
+    (
+        _gold_row(
+            spans=[
+                {"start": 0, "end": 10, "label": "PERSON", "source": "gold"},
+                {"start": 5, "end": 10, "label": "PERSON", "source": "review"},
+            ]
+        ),
+        "spans 0-10 (PERSON) and 5-10 (PERSON) overlap",
+    ),
+]
+
+
+@pytest.mark.parametrize(("row", "message"), GOLD_PROBLEMS)
+def test_gold_breaking_the_guideline_is_refused_by_import_and_eval(tmp_path, row, message):
+    gold = _write_jsonl(tmp_path / "gold.jsonl", [row])
+    imported = CliRunner().invoke(
+        main, ["import", str(gold), "--as", "gold", "--run", str(tmp_path / "run")]
+    )
+    assert imported.exit_code == 2, imported.output
+    assert message in imported.output and "gold.jsonl" in imported.output
+    pred = _write_jsonl(tmp_path / "pred.jsonl", [{**row, "spans": []}])
+    scored = CliRunner().invoke(main, ["eval", str(gold), str(pred)])
+    assert scored.exit_code == 2, scored.output
+    assert message in scored.output and f"GOLD file {gold}" in scored.output

@@ -19,6 +19,7 @@ from gen.core.errors import ConfigError, UsageError
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.placeholders import check_placeholders
+from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
 
 
@@ -31,6 +32,14 @@ class CategoryInfo(StrictModel):
     label: str
     sensitive: bool
     description: str = ""
+
+    @field_validator("label")
+    @classmethod
+    def _label_is_a_name(cls, value: str) -> str:
+        problem = label_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class Categories(StrictModel):

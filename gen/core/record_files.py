@@ -16,8 +16,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gen.core.errors import GenError, UsageError
-from gen.core.records import Record, row_problem
+from gen.core.errors import GenError, InvalidSpanError, UsageError
+from gen.core.records import Record, check_gold_spans, row_problem
 from gen.core.store import RecordTable
 
 #: What a short, hand-written line needs; the other columns default to these.
@@ -29,18 +29,24 @@ EXPECTED = (
 )
 
 
-def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold") -> list[Record]:
+def read_record_file(
+    path: Path, role: str = "file", *, span_source: str = "gold", gold: bool = False
+) -> list[Record]:
     """The records of `path`, or one UsageError saying `role` (e.g. "PRED file"), the file,
-    the line and what is wrong. Spans that name no source get `span_source`."""
+    the line and what is wrong. Spans that name no source get `span_source`; `gold` spans
+    must also follow the labeling guideline (`check_gold_spans`)."""
     path = Path(path)
     where = f"{role} {path}"
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
         try:
-            return RecordTable(path).read()
+            records = RecordTable(path).read()
+            for record in records if gold else ():
+                check_gold_spans(record.text, record.spans, record_id=record.id)
         except GenError as exc:
             raise UsageError(f"{where}: {exc}") from None
+        return records
     if path.suffix == ".jsonl":
         rows = _jsonl_rows(path, where)
     else:
@@ -57,9 +63,15 @@ def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold
         if isinstance(row, dict):
             row = _with_defaults(row, span_source)
         problem = row_problem(row, SHORT_FORM_REQUIRED)
+        record = None if problem else Record.from_row(row)
+        if record is not None and gold:
+            try:
+                check_gold_spans(record.text, record.spans, record_id=record.id)
+            except InvalidSpanError as exc:
+                problem = str(exc)
         if problem:
             raise UsageError(f"{where} {line} {number}: {problem}")
-        records.append(Record.from_row(row))
+        records.append(record)
         numbers.setdefault(row["id"], []).append(number)
     _refuse_repeated_ids(numbers, where, line)
     return records
@@ -109,4 +121,5 @@ def _with_defaults(row: dict[str, Any], span_source: str) -> dict[str, Any]:
             for span in spans
         ]
         row = {**row, "spans": spans}
-    return {**SHORT_FORM_DEFAULTS, **{k: v for k, v in row.items() if v is not None}}
+    given = {k: v for k, v in row.items() if v is not None or k not in SHORT_FORM_DEFAULTS}
+    return {**SHORT_FORM_DEFAULTS, **given}

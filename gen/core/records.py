@@ -174,11 +174,24 @@ def table_to_records(table: pa.Table) -> list[Record]:
     return [Record.from_row(row) for row in table.to_pylist()]
 
 
+def label_problem(label: str) -> str | None:
+    """Why `label` is no span label (labels are names: CoNLL columns, BIO tags, spaCy
+    entity labels and file names are made of them), or None."""
+    if not label or any(char.isspace() for char in label):
+        return f"must be a name without spaces, got {label!r}"
+    return None
+
+
 def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> None:
-    """Raise InvalidSpanError unless every span is inside `text`, not blank, and
-    no two spans of the same source overlap. Called wherever spans are written."""
+    """Raise InvalidSpanError unless every span is inside `text`, not blank, labeled with a
+    name, and no two spans of the same source overlap. Called wherever spans are written."""
     by_source: dict[str, list[Span]] = {}
     for span in spans:
+        problem = label_problem(span.label)
+        if problem:
+            raise InvalidSpanError(
+                f"record {record_id}: span {span.start}-{span.end}: the label {problem}"
+            )
         if span.start == span.end:
             raise InvalidSpanError(
                 f"record {record_id}: span {span.start}-{span.end} ({span.label}) is empty"
@@ -207,6 +220,26 @@ def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> No
                 f"record {record_id}: {source} spans {left.start}-{left.end} ({left.label}) "
                 f"and {right.start}-{right.end} ({right.label}) overlap"
             )
+
+
+def check_gold_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> None:
+    """`check_spans`, and what the labeling guideline asks of gold (docs/gold.md): no span
+    starts or ends with whitespace, and no two spans overlap, whatever their source."""
+    check_spans(text, spans, record_id=record_id)
+    for span in spans:
+        for edge, char in (("starts", text[span.start]), ("ends", text[span.end - 1])):
+            if char.isspace():
+                raise InvalidSpanError(
+                    f"record {record_id}: span {span.start}-{span.end} ({span.label}) {edge} "
+                    "with whitespace; a gold span starts and ends on a word"
+                )
+    pair = overlapping_pair(spans)
+    if pair:
+        left, right = pair
+        raise InvalidSpanError(
+            f"record {record_id}: spans {left.start}-{left.end} ({left.label}) and "
+            f"{right.start}-{right.end} ({right.label}) overlap; gold spans never overlap"
+        )
 
 
 def overlapping_pair(spans: Iterable[Span]) -> tuple[Span, Span] | None:
@@ -238,10 +271,17 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     problem = _type_problem(row, _ROW_TYPE)
     if problem:
         return problem
+    if not row["id"].strip():
+        return "id: must not be empty or blank"
+    if "spans" in row and row["spans"] is None:
+        return "spans: expected a list of spans ([] for none), got null"
     for index, span in enumerate(row.get("spans") or []):
         absent = [key for key in _REQUIRED_SPAN_KEYS if span.get(key) is None]
         if absent:
             return f"spans.{index}.{absent[0]}: required key is missing"
+        problem = label_problem(span["label"])
+        if problem:
+            return f"spans.{index}.label: {problem}"
     try:
         check_spans(row["text"], Record.from_row(row).spans, record_id=row["id"])
     except InvalidSpanError as exc:

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gen.core.errors import UsageError
+from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.packs import check_language, load_categories
-from gen.core.records import Record
+from gen.core.records import Record, check_gold_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.importing import RecordDefaults, reader_for
@@ -45,6 +45,11 @@ def read_files(
                 f"{path}: {reader.name} files carry no labels; import them --as documents"
             )
         for record in reader.read(path, defaults):
+            if target == "gold":
+                try:
+                    check_gold_spans(record.text, record.spans, record_id=record.id)
+                except InvalidSpanError as exc:
+                    raise UsageError(f"{path}: {exc}") from None
             if record.id in seen:
                 raise UsageError(f"{path}: id {record.id!r} is also in {seen[record.id]}")
             seen[record.id] = path

@@ -115,6 +115,15 @@ def words_in(words: Sequence[tuple[int, int]], start: int, end: int) -> range:
     return range(first, max(first, last))
 
 
+def trim_whitespace(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """`text[start:end]` without the whitespace at its edges; None if nothing else is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if start < end else None
+
+
 def snap_to_words(text: str, spans: Sequence[Span]) -> list[Span]:
     """`spans` moved onto the edges of the words they touch: a word cut by an edge joins the
     span (as in `word_owners`), so no span splits a grapheme cluster, and the whitespace
