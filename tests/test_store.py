@@ -102,6 +102,8 @@ def test_invalid_spans_are_refused_before_writing(tmp_path: Path) -> None:
         table.append(record(1, spans=[Span(5, 500, "health")]))
     with pytest.raises(InvalidSpanError, match="whitespace"):
         table.append(record(2, spans=[Span(4, 5, "health")]))
+    with pytest.raises(InvalidSpanError, match="the label must be a name without spaces"):
+        table.append(record(5, spans=[Span(0, 4, " health")]))
     with pytest.raises(InvalidSpanError, match="overlap"):
         table.append(
             record(
