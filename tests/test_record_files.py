@@ -124,3 +124,34 @@ def test_gold_breaking_the_guideline_is_refused_by_import_and_eval(tmp_path, row
     scored = CliRunner().invoke(main, ["eval", str(gold), str(pred)])
     assert scored.exit_code == 2, scored.output
     assert message in scored.output and f"GOLD file {gold}" in scored.output
+
+
+SURROGATE_LINE = '{"id": "a", "text": "x\\ud800y", "spans": []}\n'
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["import", "{file}", "--as", "gold", "--run", "{run}"],
+        ["import", "{file}", "--as", "documents", "--run", "{run}"],
+        ["eval", "{file}", "{file}"],
+    ],
+)
+def test_a_lone_surrogate_is_one_line_naming_file_line_and_key(tmp_path, command):
+    path = tmp_path / "in.jsonl"
+    path.write_text(SURROGATE_LINE, encoding="utf-8")
+    run = tmp_path / "run"
+    args = [part.format(file=path, run=run) for part in command]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert f"{path} line 1: text: " in result.output and "lone surrogate" in result.output
+    assert "Traceback" not in result.output
+    assert not run.exists()
+
+
+def test_predict_refuses_a_lone_surrogate_before_writing(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text(SURROGATE_LINE, encoding="utf-8")
+    with pytest.raises(UsageError, match=r"line 1: text: .*lone surrogate"):
+        predict_file(NameFinder(), path, tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()

@@ -8,6 +8,7 @@ tool (build, export, eval, inspect) reads any stage's output.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
@@ -291,6 +292,11 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     return None
 
 
+#: Half of a UTF-16 pair on its own: JSON may escape one ("\ud800"), but it is no
+#: character, and UTF-8 (Parquet, the journal, the terminal) cannot encode it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _kind(value: Any) -> str:
     return f"{type(value).__name__} {json.dumps(value, default=str)[:40]}"
 
@@ -306,7 +312,7 @@ def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> 
         names = [child.name for child in kind]
         unknown = sorted(set(value) - set(names))
         if unknown:
-            key = ".".join((*path, str(unknown[0])))
+            key = ".".join((*path, json.dumps(unknown[0])[1:-1]))  # escaped, printable
             return f"{key}: unknown key (expected some of {', '.join(names)})"
         problems = (_type_problem(value.get(c.name), c.type, (*path, c.name)) for c in kind)
         return next((problem for problem in problems if problem), None)
@@ -318,6 +324,11 @@ def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> 
         )
         return next((problem for problem in problems if problem), None)
     if pa.types.is_string(kind):
+        if isinstance(value, str) and (surrogate := _SURROGATE.search(value)):
+            return (
+                f"{where}: holds a lone surrogate \\u{ord(surrogate.group()):04x} at character "
+                f"{surrogate.start()}, which is not text (a JSON escape of half a character)"
+            )
         expected, fits = "a string", isinstance(value, str)
     elif pa.types.is_integer(kind):
         expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
