@@ -26,13 +26,21 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gen.core.errors import CorruptFileError
 from gen.core.files import storage_error, write_table_atomic
 from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
 from gen.core.locks import LOCK, FileLock, lock_part
-from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table, row_problem
+from gen.core.records import (
+    RECORD_SCHEMA,
+    REQUIRED_COLUMNS,
+    Record,
+    check_spans,
+    records_to_table,
+    row_problem,
+)
 from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
@@ -40,14 +48,47 @@ WHOLE_TABLE_FILE = "part-00000.parquet"
 
 
 def _read_parquet(path: Path) -> pa.Table:
+    """The records of one part file, or one line naming it: unreadable, or not a table of
+    records (read with the record schema, a foreign file would give rows of nulls)."""
     try:
-        return pq.read_table(path, schema=RECORD_SCHEMA)
+        columns = pq.read_schema(path).names
+        table = pq.read_table(path, schema=RECORD_SCHEMA)
     except (OSError, pa.ArrowException) as exc:
         raise CorruptFileError(
             f"{path} is not a readable Parquet file of records ({str(exc).splitlines()[0]}); "
             "it was damaged outside gen: move it out of the run folder and re-run (the stage "
             "then makes its records again)"
         ) from None
+    problem = _missing_values(table, columns)
+    if problem:
+        raise CorruptFileError(
+            f"{path} is not a Parquet file of records: {problem}; it was written outside gen: "
+            "move it out of the folder (or give it the record schema, gen.core.records) and "
+            "re-run"
+        )
+    return table
+
+
+def _missing_values(table: pa.Table, columns: Sequence[str]) -> str | None:
+    """The first required column the file lacks, or the first row without a value there
+    (a span without start, end or label included)."""
+    absent = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if absent:
+        return f"it has no column {absent[0]!r} (columns: {', '.join(columns) or 'none'})"
+    for name in REQUIRED_COLUMNS:
+        if table.column(name).null_count:
+            return f"row {_first_null(table.column(name)) + 1}: {name} is missing"
+    spans = table.column("spans")
+    for key in ("start", "end", "label"):
+        values = pc.struct_field(pc.list_flatten(spans), key)
+        if values.null_count:
+            row = pc.list_parent_indices(spans)[_first_null(values)].as_py()
+            return f"row {row + 1}: spans.{key} is missing"
+    return None
+
+
+def _first_null(values: pa.ChunkedArray) -> int:
+    return pc.index(pc.is_null(values), True).as_py()
 
 
 class RecordTable:
