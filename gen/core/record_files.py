@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gen.core.errors import GenError, InvalidSpanError, UsageError
-from gen.core.records import Record, check_gold_spans, row_problem
+from gen.core.records import Record, check_gold_spans
+from gen.core.rows import row_problem
 from gen.core.store import RecordTable
 
 #: What a short, hand-written line needs; the other columns default to these.

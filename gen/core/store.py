@@ -39,8 +39,8 @@ from gen.core.records import (
     Record,
     check_spans,
     records_to_table,
-    row_problem,
 )
+from gen.core.rows import row_problem
 from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
