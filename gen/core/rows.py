@@ -1,6 +1,6 @@
-"""Rows read from outside (a journal line, a user's JSONL or Parquet file) checked against
-the record schema before they become records: every problem is named with its path
-(`spans.0.start`), nothing is coerced."""
+"""Rows read from outside (a journal line, a user's JSONL or Parquet file, a Parquet part
+of a table written by another tool) checked against the record schema before they become
+records: every problem is named with its path (`spans.0.start`) or row, nothing is coerced."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from gen.core.errors import InvalidSpanError
 from gen.core.records import RECORD_SCHEMA, REQUIRED_COLUMNS, Record, check_spans, label_problem
@@ -95,3 +96,27 @@ def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> 
         expected = "a number"
         fits = isinstance(value, int | float) and not isinstance(value, bool)
     return None if fits else f"{where}: expected {expected}, got {_kind(value)}"
+
+
+def table_problem(table: pa.Table, columns: Sequence[str]) -> str | None:
+    """What makes a Parquet file read with the record schema (which fills the columns the file
+    lacks with nulls) no table of records, or None: the first required column of `columns`
+    (the file's own) that is missing, or the first row without a value there (a span
+    without start, end or label included)."""
+    absent = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if absent:
+        return f"it has no column {absent[0]!r} (columns: {', '.join(columns) or 'none'})"
+    for name in REQUIRED_COLUMNS:
+        if table.column(name).null_count:
+            return f"row {_first_null(table.column(name)) + 1}: {name} is missing"
+    spans = table.column("spans")
+    for key in ("start", "end", "label"):
+        values = pc.struct_field(pc.list_flatten(spans), key)
+        if values.null_count:
+            row = pc.list_parent_indices(spans)[_first_null(values)].as_py()
+            return f"row {row + 1}: spans.{key} is missing"
+    return None
+
+
+def _first_null(values: pa.ChunkedArray) -> int:
+    return pc.index(pc.is_null(values), True).as_py()

@@ -26,21 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gen.core.errors import CorruptFileError
 from gen.core.files import storage_error, write_table_atomic
 from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
 from gen.core.locks import LOCK, FileLock, lock_part
-from gen.core.records import (
-    RECORD_SCHEMA,
-    REQUIRED_COLUMNS,
-    Record,
-    check_spans,
-    records_to_table,
-)
-from gen.core.rows import row_problem
+from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table
+from gen.core.rows import row_problem, table_problem
 from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
@@ -59,7 +52,7 @@ def _read_parquet(path: Path) -> pa.Table:
             "it was damaged outside gen: move it out of the run folder and re-run (the stage "
             "then makes its records again)"
         ) from None
-    problem = _missing_values(table, columns)
+    problem = table_problem(table, columns)
     if problem:
         raise CorruptFileError(
             f"{path} is not a Parquet file of records: {problem}; it was written outside gen: "
@@ -67,28 +60,6 @@ def _read_parquet(path: Path) -> pa.Table:
             "re-run"
         )
     return table
-
-
-def _missing_values(table: pa.Table, columns: Sequence[str]) -> str | None:
-    """The first required column the file lacks, or the first row without a value there
-    (a span without start, end or label included)."""
-    absent = [name for name in REQUIRED_COLUMNS if name not in columns]
-    if absent:
-        return f"it has no column {absent[0]!r} (columns: {', '.join(columns) or 'none'})"
-    for name in REQUIRED_COLUMNS:
-        if table.column(name).null_count:
-            return f"row {_first_null(table.column(name)) + 1}: {name} is missing"
-    spans = table.column("spans")
-    for key in ("start", "end", "label"):
-        values = pc.struct_field(pc.list_flatten(spans), key)
-        if values.null_count:
-            row = pc.list_parent_indices(spans)[_first_null(values)].as_py()
-            return f"row {row + 1}: spans.{key} is missing"
-    return None
-
-
-def _first_null(values: pa.ChunkedArray) -> int:
-    return pc.index(pc.is_null(values), True).as_py()
 
 
 class RecordTable:
