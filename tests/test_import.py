@@ -9,13 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
+from gen.core.errors import UsageError
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.export.base import ExportJob
 from gen.export.registry import export_format
 from gen.importing import RecordDefaults
-from gen.importing.run import import_files, read_files
+from gen.importing.run import check_fields, import_files, read_files
 
 TEXT = (
     "Cara Ñusta Müller, la TAC del 3 maggio mostra una frattura 😀; "
@@ -263,3 +264,10 @@ def test_reimporting_a_changed_record_says_so_and_overwrite_replaces_it(tmp_path
     assert "1 replaced documents are labeled in their old version" in result.stderr
     (record,) = RecordTable(RunPaths(run).documents).read()
     assert (record.text, record.category) == ("A letter about her asthma.", "health")
+
+
+def test_a_text_file_of_an_unknown_language_is_named(tmp_path):
+    (tmp_path / "x.txt").write_text("Texte.", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"^x\.txt: record x: no prompts for language 'xx'"):
+        check_fields(read_files([tmp_path / "x.txt"], "documents", RecordDefaults(language="xx")),
+                     "documents", RecordDefaults(), None)  # fmt: skip

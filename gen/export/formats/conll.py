@@ -60,7 +60,8 @@ Sentence = list[tuple[str, str]]
 
 def read_conll_documents(text: str) -> list[list[Sentence]]:
     """Documents of sentences of (word, tag) pairs; the inverse of the export, for checks
-    and tests. Words before the first `-DOCSTART-` line make a document of their own."""
+    and tests: one per `-DOCSTART-` line (a record without words too), and one more for
+    words before the first such line."""
     documents: list[list[Sentence]] = [[[]]]
     for line in text.split("\n"):
         if line == DOCSTART:
@@ -71,7 +72,8 @@ def read_conll_documents(text: str) -> list[list[Sentence]]:
         else:
             word, tag = line.split("\t")
             documents[-1][-1].append((word, tag))
-    return [[s for s in sentences if s] for sentences in documents if any(sentences)]
+    first, *rest = documents
+    return [[s for s in sentences if s] for sentences in ([first] if any(first) else []) + rest]
 
 
 def read_conll(text: str) -> list[Sentence]:
