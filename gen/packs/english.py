@@ -1,0 +1,62 @@
+"""English words that give a persona value away as Faker's English fallback.
+
+Faker falls back to its en_US providers where a locale has none of its own: it_IT has no
+job titles and writes "Music therapist", fr_BE writes "876 Jean Drive Suite 012". The words
+of those providers (job titles, company suffixes such as "Group" and "LLC", "and Sons",
+"Apt.", "Suite") are the tell-tale: in a pack whose locale is not English, a persona value
+holding one of them, unless the pack wrote that word itself in `persona.yaml` (Italian
+writes "barista" too), is a leak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Set
+from functools import cache
+
+import regex
+from faker import Faker
+from faker.providers.address.en_US import Provider as Addresses
+from faker.providers.company.en_US import Provider as Companies
+from faker.providers.job.en_US import Provider as Jobs
+
+#: Shorter words ("a", "of") are shared by too many languages to tell anything.
+_MIN_LETTERS = 3
+_WORD = regex.compile(r"\p{L}+")
+_FAKER_FIELD = regex.compile(r"\{\{\w+\}\}|[#?@%^]")
+
+
+def words(text: str) -> set[str]:
+    """The case-folded words of `text` long enough to tell a language."""
+    return {w.casefold() for w in _WORD.findall(text) if len(w) >= _MIN_LETTERS}
+
+
+def words_of(texts: Iterable[str]) -> set[str]:
+    return set().union(*(words(text) for text in texts))
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """The words of Faker's English job titles, company names and address lines."""
+    literals = [
+        _FAKER_FIELD.sub(" ", text)
+        for text in (*Companies.formats, *Addresses.secondary_address_formats)
+    ]
+    return frozenset(words_of((*Jobs.jobs, *Companies.company_suffixes, *literals)))
+
+
+@cache
+def name_words(locale: str) -> frozenset[str]:
+    """The words of the first and last names Faker draws in `locale`: names are not
+    translated, so "Handler" in de_AT is a surname, not English."""
+    names: list[str] = []
+    for provider in Faker(locale).get_providers():
+        if type(provider).__module__.startswith("faker.providers.person"):
+            for attribute in dir(provider):
+                if attribute.startswith(("first_names", "last_names")):
+                    names += list(getattr(provider, attribute))
+    return frozenset(words_of(names))
+
+
+def english_in(value: str, own: Set[str] = frozenset()) -> list[str]:
+    """The English tell-tale words of `value`, but those in `own` (the pack's own words)."""
+    return sorted(words(value) & english_words() - own)
