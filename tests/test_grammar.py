@@ -30,6 +30,7 @@ from gen.core.packs import default_prompts_dir
         ("né·e le", "né·e"),
         ("LehrerInnen", "LehrerInnen"),
         ("Gefahrgutbeauftragte*r", "Gefahrgutbeauftragte*r"),
+        ("Podologe / Podologin", "Podologe / Podologin"),
     ],
 )
 def test_written_gender_alternatives_are_found(text: str, found: str) -> None:
@@ -43,6 +44,8 @@ def test_written_gender_alternatives_are_found(text: str, found: str) -> None:
         "Via Roma 12/A",
         "see https://example.org/a/b",
         "{first_name}/{last_name}",
+        "{first_name} / {last_name}",
+        "Termin 12 / 2024",
         "Nome: Rossi, ore 14:30",
         "Dott.ssa Bianchi e Sig.ra Verdi",
         "(a) the first item",

@@ -4,8 +4,8 @@ A prompt that says "è nato/a il ..." gets "nato/a" copied into the document, an
 detector trained on it learns that Italian documents contain "nato/a". So a pack declares
 each gendered word once with both forms (`{born}` -> nata / nato, in `language.yaml`), the
 persona's gender picks one, and every template and list value is refused on load when it
-offers alternatives in writing instead: `nato/a`, `he/she`, `Sig./Sig.ra`, `nato(a)`,
-`Lehrer*in`, `Lehrer:innen`, `né·e`, `LehrerInnen`.
+offers alternatives in writing instead: `nato/a`, `he/she`, `Sig./Sig.ra`, `Podologe /
+Podologin`, `nato(a)`, `Lehrer*in`, `Lehrer:innen`, `né·e`, `LehrerInnen`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ _WORD = rf"{_LETTER}+(?:\.{_LETTER}+)*\.?"
 _SLASH_FORM = regex.compile(
     "|".join(
         (
-            # two written alternatives: nato/a, o/a, he/she, Sig./Sig.ra
-            rf"(?<![\w/.]){_WORD}/{_WORD}(?![\w/])",
+            # two written alternatives: nato/a, o/a, he/she, Sig./Sig.ra, Podologe / Podologin
+            rf"(?<![\w/.]){_WORD} ?/ ?{_WORD}(?![\w/])",
             # an ending in brackets: nato(a), Lehrer(in), né(e)
             rf"{_LETTER}+\({_LETTER}{{1,5}}\)",
             # an ending after a gender star, colon, underscore or middle dot: Lehrer*in, né·e

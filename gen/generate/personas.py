@@ -43,9 +43,20 @@ def _faker(locale: str, seed: int) -> Faker:
     building one costs milliseconds and a reseeded instance draws what a new one would."""
     cache: dict[str, Faker] = _fakers.__dict__.setdefault("by_locale", {})
     if locale not in cache:
-        cache[locale] = Faker(locale)
+        cache[locale] = _in_stable_order(Faker(locale))
     fake = cache[locale]
     fake.seed_instance(seed)
+    return fake
+
+
+def _in_stable_order(fake: Faker) -> Faker:
+    """`fake` with its city list sorted. Faker's it_IT builds that list from a set, whose order
+    (and so the city a seed draws) changed with each process's string hashing: the same plan
+    gave other cities in another run."""
+    for provider in fake.get_providers():
+        cities = getattr(provider, "cities", None)
+        if isinstance(cities, list):
+            provider.cities = sorted(cities)
     return fake
 
 

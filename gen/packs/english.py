@@ -46,14 +46,13 @@ def english_words() -> frozenset[str]:
 
 @cache
 def name_words(locale: str) -> frozenset[str]:
-    """The words of the first and last names Faker draws in `locale`: names are not
-    translated, so "Handler" in de_AT is a surname, not English."""
+    """The words of the names of people and places Faker draws in `locale`: names are not
+    translated, so "Handler" in de_AT is a surname and "Torre di Fine" an Italian town."""
     names: list[str] = []
     for provider in Faker(locale).get_providers():
-        if type(provider).__module__.startswith("faker.providers.person"):
-            for attribute in dir(provider):
-                if attribute.startswith(("first_names", "last_names")):
-                    names += list(getattr(provider, attribute))
+        for attribute in dir(provider):
+            if attribute.startswith(("first_names", "last_names")) or attribute == "cities":
+                names += list(getattr(provider, attribute))
     return frozenset(words_of(names))
 
 
