@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from gen.cli import main
 from gen.core.packs import default_prompts_dir
 from gen.packs.check import check_packs, pack_codes
+from gen.packs.english import english_in, native_words
 
 
 def packs_check(*args: str):
@@ -39,13 +40,13 @@ def test_the_command_says_ok_per_pack() -> None:
 
 @pytest.fixture
 def prompts(tmp_path: Path) -> Path:
-    """A copy of the prompts with a German pack made from the Italian one in Faker's de_AT,
-    without its own jobs: Faker's de_AT jobs carry gender stars and English titles."""
+    """A copy of the prompts with a German pack made from the Italian one in Faker's de_CH,
+    without its own jobs: de_CH has no job titles, and Faker falls back to English ones."""
     target = tmp_path / "prompts"
     shutil.copytree(default_prompts_dir(), target)
     shutil.copytree(target / "it", target / "de")
     language = target / "de" / "language.yaml"
-    language.write_text(language.read_text().replace("it_IT", "de_AT"))
+    language.write_text(language.read_text().replace("it_IT", "de_CH"))
     persona = target / "de" / "persona.yaml"
     text = persona.read_text()
     persona.write_text(text[: text.index("# Professioni")])
@@ -56,12 +57,12 @@ def test_a_new_pack_gets_one_line_per_problem_and_exit_2(prompts: Path) -> None:
     result = packs_check("--prompts", str(prompts), "--language", "de", "--personas", "100")
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert f"{prompts}/queries/de.yaml: no query templates for locale 'de_AT'" in lines
+    assert f"{prompts}/queries/de.yaml: no query templates for locale 'de_CH'" in lines
     assert f"{prompts}/wikipedia/de.yaml: no Wikipedia configuration for language 'de'" in lines
     jobs = [line for line in lines if line.startswith(f"{prompts}/de/persona.yaml: job:")]
     assert len(jobs) == 2, lines  # one line per kind, however many personas
-    assert any("slash forms in" in line and "*in" in line for line in jobs)
     assert any("English words from Faker's English fallback" in line for line in jobs)
+    assert any("slash forms in" in line for line in jobs)  # "Designer, fashion/clothing"
     assert not any("name:" in line or "doctor:" in line for line in lines)  # names are names
     assert lines[-1] == "error: 4 problems in de"
     assert "Traceback" not in result.output
@@ -84,3 +85,12 @@ def test_an_unknown_pack_is_a_usage_error() -> None:
     assert result.exit_code == 2
     assert "no prompts for language 'xx'" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_english_words_spare_the_words_of_the_locale_s_own_faker_data() -> None:
+    assert english_in("Bocca Group") == ["group"]
+    assert english_in("Teacher, early years/pre") == ["early", "pre", "teacher", "years"]
+    assert english_in("Retail merchandiser", native_words("de_CH")) == ["merchandiser", "retail"]
+    assert english_in("Land- und Baumaschinentechnik", native_words("de_AT")) == []  # Land
+    assert english_in("Torre di Fine", native_words("it_IT")) == []  # a town
+    assert english_in("Music therapist", native_words("it_IT")) == ["music", "therapist"]

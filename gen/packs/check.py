@@ -20,7 +20,7 @@ from gen.core.pack_persona import PersonaConfig
 from gen.core.packs import LanguagePack, load_language_pack, prompts_root
 from gen.generate.personas import draw_persona
 from gen.generate.plan import prompt_parts
-from gen.packs.english import english_in, name_words, words_of
+from gen.packs.english import english_in, native_words, words_of
 from labeling.strategies import load_labeling, strategies
 from scraping.queries.generate import config_path as queries_path
 from scraping.queries.generate import load_templates
@@ -53,9 +53,16 @@ def _labeling(pack: LanguagePack) -> Path:
 
 def _queries(pack: LanguagePack) -> Path:
     locale = pack.language.faker_locale
+    path = queries_path(pack.root, locale)
     load_templates(pack.root, locale)
-    locale_formats(locale)  # gen queries knows the locale's identifiers
-    return queries_path(pack.root, locale)
+    try:
+        locale_formats(locale)
+    except UsageError as exc:
+        raise UsageError(
+            f"{path}: gen queries has no national identifiers for this locale ({exc}): add a "
+            "LocaleFormats entry in scraping/queries/pii_values.py"
+        ) from None
+    return path
 
 
 def _wikipedia(pack: LanguagePack) -> Path:
@@ -128,7 +135,7 @@ def _value_problems(value: str, foreign: bool, own: set[str]) -> Iterator[tuple[
 def _render(pack: LanguagePack, personas: int, report: PackReport) -> None:
     locale = pack.language.faker_locale
     foreign = not locale.lower().startswith("en")
-    own = _own_words(pack.persona) | (name_words(locale) if foreign else set())
+    own = _own_words(pack.persona) | (native_words(locale) if foreign else set())
     categories = list(pack.categories.categories)
     tally = _Tally()
     for seed in range(personas):

@@ -44,16 +44,24 @@ def english_words() -> frozenset[str]:
     return frozenset(words_of((*Jobs.jobs, *Companies.company_suffixes, *literals)))
 
 
+#: Lists of a locale's own Faker providers whose words are that language's.
+_NATIVE_LISTS = ("jobs", "first_names", "last_names", "cities")
+
+
 @cache
-def name_words(locale: str) -> frozenset[str]:
-    """The words of the names of people and places Faker draws in `locale`: names are not
-    translated, so "Handler" in de_AT is a surname and "Torre di Fine" an Italian town."""
-    names: list[str] = []
+def native_words(locale: str) -> frozenset[str]:
+    """The words of the job titles, person names and place names of the Faker providers
+    written for `locale` itself (not its English fallback): names are not translated
+    ("Handler" is a de_AT surname, "Torre di Fine" an Italian town) and many words are
+    shared (German "Land" in "Land- und Baumaschinentechnik")."""
+    texts: list[str] = []
     for provider in Faker(locale).get_providers():
+        if not type(provider).__module__.endswith(locale):
+            continue
         for attribute in dir(provider):
-            if attribute.startswith(("first_names", "last_names")) or attribute == "cities":
-                names += list(getattr(provider, attribute))
-    return frozenset(words_of(names))
+            if attribute.startswith(_NATIVE_LISTS):
+                texts += [t for t in getattr(provider, attribute) if isinstance(t, str)]
+    return frozenset(words_of(texts))
 
 
 def english_in(value: str, own: Set[str] = frozenset()) -> list[str]:
