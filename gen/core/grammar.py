@@ -69,6 +69,10 @@ def check_no_slash_form(text: str) -> str:
     return text
 
 
+#: A word or phrase of a list, checked for slash forms.
+Word = Annotated[str, Field(min_length=1), AfterValidator(check_no_slash_form)]
+
+
 class GenderedForms(StrictModel):
     """One word or phrase in its female and male forms."""
 
@@ -77,10 +81,6 @@ class GenderedForms(StrictModel):
 
     def form(self, gender: Gender) -> str:
         return self.female if gender == "female" else self.male
-
-
-#: A word or phrase of a list, checked for slash forms.
-Word = Annotated[str, Field(min_length=1), AfterValidator(check_no_slash_form)]
 
 
 def _kind(value: object) -> str:

@@ -120,14 +120,14 @@ def _own_words(config: PersonaConfig) -> set[str]:
 _NAME_FIELDS = frozenset({"name", "first_name", "last_name", "doctor", "email"})
 
 
-def _value_problems(value: str, foreign: bool, own: set[str]) -> Iterator[tuple[str, str]]:
+def _value_problems(value: str, check_english: bool, own: set[str]) -> Iterator[tuple[str, str]]:
     """(kind of problem, what was found) for one persona value."""
     if not value.strip():
         yield "empty value", ""
     found = slash_form(value)
     if found:
         yield "slash forms", found
-    leaked = english_in(value, own) if foreign else []
+    leaked = english_in(value, own) if check_english else []
     if leaked:
         yield "English words from Faker's English fallback (list the pack's own)", ", ".join(leaked)
 
