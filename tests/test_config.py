@@ -61,6 +61,12 @@ def test_shipped_prompts_load_for_every_language() -> None:
         ("en/generation.yaml", "format: chat", "format: vicuna", "unknown format 'vicuna'"),
         ("categories.yaml", "ethnic: {", "ethnic: {colour: red, ", "categories.ethnic.colour"),
         (
+            "categories.yaml",
+            "label: ethnic,",
+            "label: ethnic origin,",
+            "categories.ethnic.label: must be a name without spaces, got 'ethnic origin'",
+        ),
+        (
             "en/generation.yaml",
             "    - below is",
             "    - below (is",

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
-from gen.core.packs import default_prompts_dir
-from gen.packs.check import check_packs, pack_codes
+from gen.core.packs import default_prompts_dir, pack_codes
+from gen.packs.check import check_packs
 from gen.packs.english import english_in, native_words
 
 

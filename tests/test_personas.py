@@ -15,11 +15,10 @@ from faker.providers.job.en_US import Provider as EnglishJobs
 
 from gen.core.grammar import GenderedForms, gendered_form, gendered_forms, slash_form
 from gen.core.pack_persona import PersonaConfig, PlaceNames
-from gen.core.packs import LanguagePack, default_prompts_dir, load_language_pack
+from gen.core.packs import LanguagePack, default_prompts_dir, load_language_pack, pack_codes
 from gen.core.records import PERSONA_FIELDS
 from gen.generate.personas import _place_name, draw_persona
 from gen.generate.plan import prompt_parts
-from gen.packs.check import pack_codes
 from gen.packs.english import native_words, words_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,6 +22,7 @@ from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
 from gen.core.placeholders import check_placeholders
+from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
 
 
@@ -34,6 +35,14 @@ class CategoryInfo(StrictModel):
     label: str
     sensitive: bool
     description: str = ""
+
+    @field_validator("label")
+    @classmethod
+    def _label_is_a_name(cls, value: str) -> str:
+        problem = label_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class Categories(StrictModel):
@@ -110,10 +119,7 @@ class LanguagePack:
     def __init__(self, root: Path, code: str, categories: Categories, formats: Formats):
         folder = root / code
         if not folder.is_dir():
-            available = sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
-            raise UsageError(
-                f"no prompts for language {code!r} in {root}; available: {', '.join(available)}"
-            )
+            raise _unknown_language(root, code)
         self.root = root
         self.code = code
         self.folder = folder
@@ -178,6 +184,24 @@ def prompts_root(prompts_dir: Path | None = None) -> Path:
     if not root.is_dir():
         raise UsageError(f"prompts folder {root} does not exist")
     return root
+
+
+def pack_codes(root: Path) -> list[str]:
+    """Every language pack under `root`: the folders with a `language.yaml`."""
+    return sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
+
+
+def _unknown_language(root: Path, code: str) -> UsageError:
+    return UsageError(
+        f"no prompts for language {code!r} in {root}; available: {', '.join(pack_codes(root))}"
+    )
+
+
+def check_language(code: str, prompts_dir: Path | None = None) -> None:
+    """Fail unless `prompts_dir` has a pack for language `code` (without loading it)."""
+    root = prompts_root(prompts_dir)
+    if not code or not (root / code / "language.yaml").is_file():
+        raise _unknown_language(root, code)
 
 
 def load_categories(prompts_dir: Path | None = None) -> Categories:

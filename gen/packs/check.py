@@ -17,7 +17,13 @@ from pathlib import Path
 from gen.core.errors import GenError, UsageError
 from gen.core.grammar import gendered_forms, slash_form
 from gen.core.pack_persona import PersonaConfig
-from gen.core.packs import LanguagePack, load_language_pack, prompts_root
+from gen.core.packs import (
+    LanguagePack,
+    check_language,
+    load_language_pack,
+    pack_codes,
+    prompts_root,
+)
 from gen.generate.personas import draw_persona
 from gen.generate.plan import prompt_parts
 from gen.packs.english import english_in, native_words, words_of
@@ -39,11 +45,6 @@ class PackReport:
     personas: int = 0
     prompts: int = 0
     problems: list[str] = field(default_factory=list)
-
-
-def pack_codes(root: Path) -> list[str]:
-    """Every language pack under `root`: the folders with a `language.yaml`."""
-    return sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
 
 
 def _labeling(pack: LanguagePack) -> Path:
@@ -171,10 +172,6 @@ def check_packs(
 ) -> list[PackReport]:
     """A report per pack: `codes`, or every pack of the prompts folder."""
     root = prompts_root(prompts_dir)
-    known = pack_codes(root)
     for code in codes or ():
-        if code not in known:
-            raise UsageError(
-                f"no prompts for language {code!r} in {root}; available: {', '.join(known)}"
-            )
-    return [check_pack(root, code, personas) for code in codes or known]
+        check_language(code, root)
+    return [check_pack(root, code, personas) for code in codes or pack_codes(root)]
