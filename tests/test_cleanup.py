@@ -1,4 +1,7 @@
+import pytest
+
 from gen.core.packs import load_language_pack
+from gen.generate.checks import refusal
 from gen.generate.postprocess import (
     clean_document,
     cut_unfinished,
@@ -12,6 +15,7 @@ from gen.generate.postprocess import (
 PREFIX = "Sure! Here's the generated document:"
 EN = load_language_pack("en").generation.chatter
 IT = load_language_pack("it").generation.chatter
+FR = load_language_pack("fr").generation.chatter
 
 
 def test_echoed_prefix_is_removed() -> None:
@@ -35,6 +39,34 @@ def test_preamble_and_fence_and_closing_remark() -> None:
 def test_italian_preamble() -> None:
     text, hit = strip_preamble("Ecco il documento richiesto:\nRicetta medica", IT)
     assert hit and text == "Ricetta medica"
+
+
+def test_french_chatter_goes_and_a_letter_s_own_closing_stays() -> None:
+    text, hit = strip_preamble("Bien sûr ! Voici le compte rendu demandé :\nCompte rendu", FR)
+    assert hit and text == "Compte rendu"
+    body = "Patiente : Mme Roux.\n" * 10
+    text, hit = strip_closing(body + "J'espère que ce document vous sera utile !", FR)
+    assert hit and text == body.rstrip("\n")
+    text, hit = strip_closing(body + "N'hésitez pas à me demander des modifications.", FR)
+    assert hit and text == body.rstrip("\n")
+    letter = body + "N'hésitez pas à me contacter au 06 12 34 56 78.\nJeanne Roux"
+    assert strip_closing(letter, FR) == (letter, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("Je suis désolé, mais je ne peux pas rédiger ce type de document.", True),
+        ("Désolée, mais je ne suis pas en mesure de générer un tel contenu.", True),
+        ("En tant qu'IA, je ne peux pas inventer de données médicales.", True),
+        ("I'm sorry, but I can't generate that document.", True),
+        ("Je suis désolée, mais je ne peux pas venir à la réunion de jeudi.", False),
+        ("Je ne peux pas fournir ce justificatif avant lundi.", False),
+        ("En tant qu'assistante sociale, je suis Mme Roux depuis 2021.", False),
+    ],
+)
+def test_french_refusals_and_letters_that_only_look_like_one(text: str, refused: bool) -> None:
+    assert (refusal(text, FR) is not None) is refused
 
 
 def test_a_document_that_merely_starts_with_here_is_kept_when_no_colon_line() -> None:

@@ -79,6 +79,20 @@ def test_pack_abbreviations_keep_an_address_in_one_sentence() -> None:
     ]
 
 
+def test_french_abbreviations_keep_titles_and_addresses_whole() -> None:
+    text = (
+        "Le Dr. Martin reçoit au 12, av. Foch, bât. B, esc. 2. "
+        "Il a été condamné pour vol. Il a fait appel."
+    )
+    assert sentences(text, "fr") == [
+        "Le Dr. Martin reçoit au 12, av. Foch, bât. B, esc. 2.",
+        "Il a été condamné pour vol.",  # "vol" (theft) ends a sentence: not in the list
+        "Il a fait appel.",
+    ]
+    without = [text[a:b] for a, b in split_sentences(text, "fr", abbreviations=())]
+    assert without[0] == "Le Dr.", "pysbd alone cuts after Dr. (why the pack lists it)"
+
+
 def test_abbreviations_match_whole_words_in_any_case() -> None:
     text = "He moved to Elm st. yesterday. The flat is tiny."
     assert sentences(text, "en") == ["He moved to Elm st. yesterday.", "The flat is tiny."]

@@ -18,6 +18,7 @@ from gen.text.units import split_units
 
 EN = load_language_pack("en").units
 IT = load_language_pack("it").units
+FR = load_language_pack("fr").units
 GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
 EDGE = ".,;:!?…–—- "
 
@@ -173,16 +174,24 @@ def test_unknown_unit_is_a_usage_error() -> None:
         split_units("text", EN, "paragraph")
 
 
+def test_french_no_break_spaces_before_punctuation_stay_out_of_units() -> None:
+    """French writes a no-break space before ":" and a narrow one before ";" and "?"."""
+    text = "Il a deux antécédents\u00a0: un asthme ancien\u202f; un diabète récent\u202f?"
+    assert units(text, FR) == ["Il a deux antécédents", "un asthme ancien", "un diabète récent"]
+    assert_well_formed(text, split_units(text, FR, "sentence"))
+
+
 def test_empty_and_blank_text() -> None:
     assert split_units("", EN, "clause") == []
     assert split_units(" \n - \n;", EN, "clause") == []
 
 
+@pytest.mark.parametrize("gold_set", ["gold", "gold-fr"])
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
-def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str) -> None:
-    packs = {"en": EN, "it": IT}
-    files = [GOLD_DIR / f"gold-{split}.jsonl" for split in ("dev", "test")]
+def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str, gold_set: str) -> None:
+    files = [GOLD_DIR / f"{gold_set}-{split}.jsonl" for split in ("dev", "test")]
     gold = [record for path in files for record in read_record_file(path, "GOLD file")]
+    packs = {code: load_language_pack(code).units for code in {r.language for r in gold}}
     for record in gold:
         ranges = split_units(record.text, packs[record.language], unit)
         assert_well_formed(record.text, ranges)

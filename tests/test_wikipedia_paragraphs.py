@@ -63,6 +63,11 @@ def test_person_by_category_or_lead() -> None:
         ("it", "Rita Gialli (nata a Pianura nel 1950) è una scrittrice.", True),
         ("it", "La febbre dei prati (1846-1853) fu un'epidemia immaginaria.", False),
         ("it", "Il furto di nuvole è un reato immaginario (art. 12).", False),
+        ("fr", "Jeanne Roux, née le 1er mars 1900 à Lyon et morte en 1980, est une", True),
+        ("fr", "Jean Roux (né en 1931 à Nancy) est un peintre imaginaire.", True),
+        ("fr", "Paul Blanc (Colmar, 3 mars 1900 – Sète, 1980) est un juriste imaginaire.", True),
+        ("fr", "Le Mouvement des prés, né en 1970 à Paris, est un courant imaginaire.", False),
+        ("fr", "La fièvre des prés (1846-1853) fut une épidémie imaginaire.", False),
         ("en", "Jane Roe (born 3 May 1950) is an invented writer.", True),
         ("en", "John Roe (12 March 1900 – 3 April 1980) was an invented judge.", True),
         ("en", "Mark Doe (March 12, 1900 – April 3, 1980) was an invented judge.", True),
@@ -73,3 +78,14 @@ def test_person_by_category_or_lead() -> None:
 def test_shipped_lead_patterns(language: str, lead: str, is_person: bool) -> None:
     rules = load_config(default_prompts_dir(), language).filters
     assert (person_reason([], lead, rules) is not None) is is_person
+
+
+def test_french_citation_markers_and_sections_go() -> None:
+    rules = load_config(default_prompts_dir(), "fr").filters.model_copy(
+        update={"min_paragraph_chars": 20}
+    )
+    text = f"{LONG}[1] Une phrase[réf. nécessaire] de plus[N 2], encore une[Qui ?]."
+    blocks = [Block((), text), Block(("Notes et références",), LONG), Block(("Biographie",), LONG)]
+    kept, notes, life = paragraphs(blocks, rules)
+    assert kept.text == f"{LONG} Une phrase de plus, encore une."
+    assert (notes.reason, life.reason) == ("skipped_section", "biography_section")

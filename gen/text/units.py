@@ -53,14 +53,20 @@ _SENTENCE_END = re.compile(r"[.!?…][ \t]")
 _SENTENCE_MARK = re.compile(r"[.!?…。！？]")
 #: Hard clause breaks: the punctuation goes to the left piece (and is trimmed from it).
 _HARD_BREAK = re.compile(r"[;:](?=\s)|\s[–—-](?=\s)")
-_EDGE = ".,;:!?…–—- \t\r\f\v\n"
+#: Separator punctuation trimmed from a unit's edges, with any whitespace: French puts a
+#: no-break space before ":" and ";" ("Antécédents :"), which must not end a unit.
+_EDGE = ".,;:!?…–—-"
+
+
+def _is_edge(character: str) -> bool:
+    return character in _EDGE or character.isspace()
 
 
 def _trimmed(text: str, start: int, end: int) -> Range | None:
     """The range without surrounding whitespace and separator punctuation; None if empty."""
-    while start < end and text[start] in _EDGE:
+    while start < end and _is_edge(text[start]):
         start += 1
-    while end > start and text[end - 1] in _EDGE:
+    while end > start and _is_edge(text[end - 1]):
         end -= 1
     return (start, end) if start < end else None
 
