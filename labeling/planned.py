@@ -15,12 +15,13 @@ known whatever the model wrote (`source = planned`).
   "iscritto"). Words of one `same_words` group of the pack (`facts.yaml`: "has" / "have",
   "è" / "sono") are the same word, so a fact told in the first person costs nothing
   more. Each row of the alignment table is one numpy pass, as in
-  `labeling.align.regions`; the passages that end at the `CANDIDATE_ENDS` cheapest
-  places are scored and the best is kept. Its score is the lower of two shares: of the
-  characters the fact and the passage have in common (1 - cost / characters of both),
-  and of the fact's content words (all but the pack's `function_words`) the passage
-  holds, so that "is a practising" never passes for "is a practising Sikh". Below the
-  pack's `min_score` the fact is missing.
+  `labeling.align.regions`. The passages that end at the `CANDIDATE_ENDS` cheapest places
+  are candidates; one carries the fact when its score, the share of characters it and
+  the fact have in common (1 - cost / characters of both), reaches the pack's
+  `min_score`, and it holds more than half of the fact's content words (all but the
+  pack's `function_words`), so that "is a practising" never passes for "is a practising
+  Sikh". Of those, the one holding the most content words wins, then the best score;
+  with none, the fact is missing.
 
 A span is the passage found, trimmed like gold spans: without the punctuation at its
 edges (the aligner's `trim_punctuation`), widened to whole words of `gen.text.words`. A
@@ -107,21 +108,24 @@ class FactFinder:
             at = _run_at(source.norms, wanted, start, end)
             if at is not None:
                 return _found(source, at, at + len(wanted), EXACT, 1.0)
-        best: tuple[float, int, int] | None = None
+        best: tuple[tuple[float, float], int, int] | None = None
         for start, end in runs:
             passage = self._closest(source.norms[start:end], wanted)
             if passage is not None and (best is None or passage[0] > best[0]):
                 best = (passage[0], start + passage[1], start + passage[2])
-        if best is None or best[0] < self.min_score:
+        if best is None:
             return None
-        score, first, last = best
+        (_, score), first, last = best
         first, last = trim_punctuation(source.norms, first, last)
         if first == last:
             return None
         return _found(source, first, last, FUZZY, round(float(score), 4))
 
-    def _closest(self, norms: Sequence[str], fact: Sequence[str]) -> tuple[float, int, int] | None:
-        """(score, first, last token) of the passage of `norms` closest to `fact`."""
+    def _closest(
+        self, norms: Sequence[str], fact: Sequence[str]
+    ) -> tuple[tuple[float, float], int, int] | None:
+        """((content held, score), first, last token) of the passage of `norms` that best
+        carries `fact`; None when none does."""
         if not norms:
             return None
         fact_weights = np.array([len(token) for token in fact], dtype=float)
@@ -140,17 +144,17 @@ class FactFinder:
         table = _fill_table(fact_weights, weights, substitution)
         content = [i for i, token in enumerate(fact) if is_word(token)]
         content = [i for i in content if fact[i] not in self._function]
-        best: tuple[float, int, int] | None = None
+        best: tuple[tuple[float, float], int, int] | None = None
         for end in np.argsort(table[-1][1:], kind="stable")[:CANDIDATE_ENDS]:
             last = int(end) + 1
             first, matched = _walk_back(table, fact_weights, weights, substitution, last)
-            if first == last:
-                continue
-            shared = 1.0 - float(table[-1][last]) / (fact_weights.sum() + weights[first:last].sum())
+            size = fact_weights.sum() + weights[first:last].sum()
+            score = 1.0 - float(table[-1][last]) / size
             held = sum(i in matched for i in content) / len(content) if content else 1.0
-            score = min(shared, held)
-            if best is None or score > best[0]:
-                best = (score, first, last)
+            if first == last or score < self.min_score or held <= 0.5:
+                continue
+            if best is None or (held, score) > best[0]:
+                best = ((held, score), first, last)
         return best
 
 

@@ -95,15 +95,14 @@ class CategoryFacts(StrictModel):
 class FinderSettings(StrictModel):
     """How a planned fact is found in the written text (`labeling.planned`)."""
 
-    #: A passage that shares less than this with the fact, or holds less than this share
-    #: of the fact's content words, does not carry it: the fact is missing (0-1, see
-    #: docs/generation.md).
+    #: A passage that shares less than this with the fact (0-1, see docs/generation.md)
+    #: does not carry it.
     min_score: float = Field(0.7, gt=0, le=1)
     #: Words that change with grammatical person and count as the same word when a fact is
     #: matched ("has" / "have", "è" / "sono"); each group lists one word's forms.
     same_words: tuple[tuple[str, ...], ...] = ()
     #: Words that carry no content of their own (articles, prepositions, auxiliaries,
-    #: pronouns): every other word of a fact is content the passage must mostly hold.
+    #: pronouns): a passage must hold more than half of a fact's other words.
     function_words: tuple[str, ...] = ()
 
     @field_validator("same_words")
