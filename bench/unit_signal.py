@@ -51,10 +51,11 @@ def main() -> None:
     parser.add_argument("--categories", choices=CATEGORY_MODES, default="own")
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     args = parser.parse_args()
 
     gold = read_record_file(args.gold, "GOLD file")
-    backend = make_backend(LlamaCppOptions(model=args.model, n_ctx=args.ctx))
+    backend = make_backend(LlamaCppOptions(model=args.model, n_ctx=args.ctx, threads=args.threads))
     options = LabelOptions(
         strategy="sentences",
         unit=args.unit,

@@ -64,7 +64,7 @@ def test_shipped_prompts_load_for_every_language() -> None:
             "en/generation.yaml",
             "    - below is",
             "    - below (is",
-            "en/generation.yaml: line 38: chatter.preamble: phrase 7 'below (is' is not a valid "
+            "en/generation.yaml: line 40: chatter.preamble: phrase 7 'below (is' is not a valid "
             "regular expression (missing ), unterminated subpattern at position 6)",
         ),
     ],

@@ -211,6 +211,9 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
             f"found exact, {facts['fuzzy']} fuzzy, {facts['missing']} missing "
             "(documents flagged or rejected disclosure_missing)"
         )
+    flagged = ", ".join(f"{flag} {count}" for flag, count in summary.flagged.most_common())
+    if flagged:
+        click.echo(f"flagged (kept; gen build --exclude-flagged leaves them out): {flagged}")
 
 
 @click.command()

@@ -18,8 +18,8 @@ from gen.generate.checks import DuplicateIndex, Rejection, rejection
 from gen.generate.model_facts import FACTS_FAILED, WrittenFacts
 from gen.generate.placed_facts import FactPlacer
 from gen.generate.plan import PlanItem, PlanSpec
-from gen.generate.postprocess import clean_document
-from gen.generate.summary import CTX_TRUNCATED
+from gen.generate.postprocess import clean_document, template_slots
+from gen.generate.summary import CTX_TRUNCATED, UNFILLED_SLOT
 from labeling.planned import META_KEY
 from labeling.strategies.inline import InlineLabels
 
@@ -142,11 +142,16 @@ def judge(
         record = placer.place(record, item, answer.facts)
     if answer.ctx_truncated:
         record.flags.append(CTX_TRUNCATED)
+    slots = template_slots(record.text)
+    if slots:
+        record.flags.append(UNFILLED_SLOT)
+        record.meta["slots"] = slots
     refusal = rejection(
         record.text,
         language=spec.language,
         min_chars=generation.checks.min_chars,
         duplicates=duplicates,
+        chatter=generation.chatter,
     )
     if refusal is None and placer is not None:
         refusal = placer.refusal(record)
