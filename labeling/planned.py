@@ -12,9 +12,10 @@ known whatever the model wrote (`source = planned`).
   passage may start and end anywhere): skipping a token of either costs its characters,
   and two words whose Indel similarity reaches the aligner's `MIN_WORD_SIMILARITY` match
   at the cost of their difference (another tense or gender, a typo: "iscritta" /
-  "iscritto"). Words of one `same_words` group of the pack (`facts.yaml`: "has" / "have",
-  "è" / "sono") are the same word, so a fact told in the first person costs nothing
-  more. Each row of the alignment table is one numpy pass, as in
+  "iscritto"; words under four characters only when equal, or "he" would be "the").
+  Words of one `same_words` group of the pack (`facts.yaml`: "has" / "have", "è" /
+  "sono") are the same word, so a fact told in the first person costs nothing more.
+  Each row of the alignment table is one numpy pass, as in
   `labeling.align.regions`. The passages that end at the `CANDIDATE_ENDS` cheapest places
   are candidates; one carries the fact when its score, the share of characters it and
   the fact have in common (1 - cost / characters of both), reaches the pack's
@@ -59,6 +60,8 @@ _TOLERANCE = 1e-9
 #: How many of the cheapest passage ends are scored: a longer passage may cost a little
 #: more and hold more of the fact ("... when she was nine" for "... at the age of nine").
 CANDIDATE_ENDS = 8
+#: Words shorter than this match only their equal (or a `same_words` form).
+_SHORT_WORD = 4
 #: `[[FACT_1]]`, also as the writer may spell it: `[FACT_1]`, `[[fact 1]]`, `[[FACT-1]]`.
 _PLACEHOLDER = re.compile(r"\[\[?\s*FACT[\s_-]*(\d+)\s*\]?\]", re.IGNORECASE)
 
@@ -136,6 +139,9 @@ class FactFinder:
             scorer=Indel.normalized_similarity,
             workers=1,
         )
+        # Short words are alike by chance ("he" / "the"): they match only when equal.
+        short = (fact_weights[:, None] < _SHORT_WORD) | (weights[None, :] < _SHORT_WORD)
+        similarity = np.where(short & (similarity < 1.0), 0.0, similarity)
         substitution = np.where(
             similarity >= MIN_WORD_SIMILARITY,
             (fact_weights[:, None] + weights[None, :]) * (1.0 - similarity),

@@ -143,3 +143,12 @@ def test_a_changed_detail_still_matches_with_a_score_below_one(english: FactFind
     found, quality, score = passage(english, text, DIABETES)
     assert found == "was diagnosed with type 2 diabetes at the age of nine"
     assert quality == FUZZY and 0.9 < score < 1
+
+
+def test_short_words_match_only_their_equal(english: FactFinder) -> None:
+    """A short word is no typo of another ("he", "the"): the passage starts at the verb."""
+    text = "Staff notes. He is now a health and safety representative at Acme."
+    fact = "joined Unison in 2001 and is now a health and safety representative at Acme"
+    found, quality, score = passage(english, text, fact)
+    assert found == "is now a health and safety representative at Acme"
+    assert quality == FUZZY and score >= 0.7
