@@ -62,8 +62,9 @@ _TOLERANCE = 1e-9
 CANDIDATE_ENDS = 8
 #: Words shorter than this match only their equal (or a `same_words` form).
 _SHORT_WORD = 4
-#: `[[FACT_1]]`, also as the writer may spell it: `[FACT_1]`, `[[fact 1]]`, `[[FACT-1]]`.
-_PLACEHOLDER = re.compile(r"\[\[?\s*FACT[\s_-]*(\d+)\s*\]?\]", re.IGNORECASE)
+#: `[[FACT_1]]`, also as the writer may spell it: `[FACT_1]`, `[[fact 1]]`, `[[FACT-1]]`,
+#: `[CURRENT_FACT_1]`.
+_PLACEHOLDER = re.compile(r"\[\[?\s*(?:\w+[\s_-])?FACT[\s_-]*(\d+)\s*\]?\]", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

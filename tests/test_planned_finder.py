@@ -126,15 +126,18 @@ def test_facts_of_one_document_never_share_a_passage(english: FactFinder) -> Non
 
 def test_substitute_puts_the_facts_in_place_of_the_placeholders() -> None:
     facts = ["is a practising Sikh", "votes Green", "keeps kosher"]
-    written = "Raj [[FACT_1]]. He [fact 2] and [[FACT_2]]! See [[FACT_7]]."
+    written = "Raj [[FACT_1]]. He [fact 2] and [[FACT_2]]! See [[FACT_7]]. [CURRENT_FACT_3]"
     substituted = substitute(written, facts)
-    assert substituted.text == "Raj is a practising Sikh. He votes Green and votes Green! See ."
+    assert substituted.text == (
+        "Raj is a practising Sikh. He votes Green and votes Green! See . keeps kosher"
+    )
     assert substituted.unknown == ["[[FACT_7]]"]
     assert [[substituted.text[a:b] for a, b in places] for places in substituted.places] == [
         ["is a practising Sikh"],
         ["votes Green", "votes Green"],
-        [],
+        ["keeps kosher"],
     ]
+    assert substitute("Raj [[FACT_1]].", facts).places[1:] == [[], []]  # left out: missing
 
 
 def test_a_changed_detail_still_matches_with_a_score_below_one(english: FactFinder) -> None:
