@@ -21,8 +21,10 @@ known whatever the model wrote (`source = planned`).
   the fact have in common (1 - cost / characters of both), reaches the pack's
   `min_score`, and it holds more than half of the fact's content words (all but the
   pack's `function_words`), so that "is a practising" never passes for "is a practising
-  Sikh". Of those, the one holding the most content words wins, then the best score;
-  with none, the fact is missing.
+  Sikh". A candidate ends at its last content word the fact matched (words the fact did
+  not match, function words and punctuation after it are left out), and is scored as
+  it then stands. Of those, the one holding the most content words wins, then the best
+  score; with none, the fact is missing.
 
 A span is the passage found, trimmed like gold spans: without the punctuation at its
 edges (the aligner's `trim_punctuation`), widened to whole words of `gen.text.words`. A
@@ -149,32 +151,52 @@ class FactFinder:
             np.inf,
         )
         table = _fill_table(fact_weights, weights, substitution)
-        content = [i for i, token in enumerate(fact) if is_word(token)]
-        content = [i for i in content if fact[i] not in self._function]
+        content = {i for i, token in enumerate(fact) if is_word(token)}
+        content = {i for i in content if fact[i] not in self._function}
         best: tuple[tuple[float, float], int, int] | None = None
         for end in np.argsort(table[-1][1:], kind="stable")[:CANDIDATE_ENDS]:
-            last = int(end) + 1
-            first, matched = _walk_back(table, fact_weights, weights, substitution, last)
-            size = fact_weights.sum() + weights[first:last].sum()
-            score = 1.0 - float(table[-1][last]) / size
-            held = sum(i in matched for i in content) / len(content) if content else 1.0
-            if first == last or score < self.min_score or held <= 0.5:
+            first, pairs = _walk_back(table, fact_weights, weights, substitution, int(end) + 1)
+            last = self._tail(norms, first, int(end) + 1, {column for _, column in pairs})
+            if first == last:
+                continue
+            # The passage's own score: the whole fact aligned with the whole passage.
+            cost = _fill_table(
+                fact_weights, weights[first:last], substitution[:, first:last], free_start=False
+            )[-1][-1]
+            score = 1.0 - float(cost) / (fact_weights.sum() + weights[first:last].sum())
+            held = sum(row in content for row, _ in pairs) / len(content) if content else 1.0
+            if score < self.min_score or held <= 0.5:
                 continue
             if best is None or (held, score) > best[0]:
                 best = ((held, score), first, last)
         return best
 
+    def _tail(self, norms: Sequence[str], first: int, last: int, matched: set[int]) -> int:
+        """Where the passage ends once the words at its end that the fact did not match,
+        function words and punctuation are left out ("... e va dalla nonna ogni")."""
+        while last > first and (
+            last - 1 not in matched
+            or norms[last - 1] in self._function
+            or not is_word(norms[last - 1])
+        ):
+            last -= 1
+        return last
+
 
 def _fill_table(
-    fact_weights: np.ndarray, weights: np.ndarray, substitution: np.ndarray
+    fact_weights: np.ndarray,
+    weights: np.ndarray,
+    substitution: np.ndarray,
+    *,
+    free_start: bool = True,
 ) -> np.ndarray:
-    """Rows: the fact's tokens; columns: the text's. Row 0 is free (the passage may start
-    anywhere); skipping a fact token costs its characters, matching costs `substitution`,
-    and a text token inside the passage left unmatched costs its characters: a running
-    minimum of `cost - characters so far`, one numpy pass per row."""
+    """Rows: the fact's tokens; columns: the text's. With `free_start` row 0 costs nothing
+    (the passage may start anywhere); skipping a fact token costs its characters, matching
+    costs `substitution`, and a text token inside the passage left unmatched costs its
+    characters: a running minimum of `cost - characters so far`, one numpy pass per row."""
     before = np.concatenate(([0.0], np.cumsum(weights)))
     table = np.empty((len(fact_weights) + 1, len(weights) + 1))
-    table[0] = 0.0
+    table[0] = 0.0 if free_start else before
     for row, weight in enumerate(fact_weights):
         previous = table[row]
         step = previous + weight
@@ -189,18 +211,18 @@ def _walk_back(
     weights: np.ndarray,
     substitution: np.ndarray,
     last: int,
-) -> tuple[int, set[int]]:
-    """The first text token of the passage that ends before token `last`, and the fact
-    tokens matched in it."""
+) -> tuple[int, list[tuple[int, int]]]:
+    """The first text token of the passage that ends before token `last`, and the
+    (fact token, text token) pairs matched in it."""
     row, column = len(fact_weights), last
-    matched: set[int] = set()
+    matched: list[tuple[int, int]] = []
     while row > 0:
         here = table[row][column]
         if column > 0 and table[row - 1][column - 1] + substitution[row - 1][column - 1] <= (
             here + _TOLERANCE
         ):
             row, column = row - 1, column - 1
-            matched.add(row)
+            matched.append((row, column))
         elif table[row - 1][column] + fact_weights[row - 1] <= here + _TOLERANCE:
             row -= 1
         else:

@@ -155,3 +155,12 @@ def test_short_words_match_only_their_equal(english: FactFinder) -> None:
     found, quality, score = passage(english, text, fact)
     assert found == "is now a health and safety representative at Acme"
     assert quality == FUZZY and score >= 0.7
+
+
+def test_a_passage_ends_at_its_last_matched_content_word(italian: FactFinder) -> None:
+    """Words the fact did not match and function words after it are left out."""
+    text = "Giulia convive con asma grave dall'infanzia e va dalla nonna ogni domenica."
+    fact = "convive con asma grave dall'infanzia e va dallo specialista ogni tre mesi"
+    found, quality, score = passage(italian, text, fact)
+    assert found == "convive con asma grave dall'infanzia e va"
+    assert quality == FUZZY and score >= 0.7
