@@ -135,9 +135,9 @@ def test_italian_plans_gendered_facts() -> None:
     pack = load_language_pack("it")
     planned = PlanSpec(language="it", category="politic", disclosures=PLANNED)
     items = [plan_item(pack, planned, index) for index in range(60)]
-    joined = {item.persona["gender"]: [] for item in items}
+    joined = {item.persona["gender"]: [] for item in items}  # the pack's word: donna, uomo
     for item in items:
         joined[item.persona["gender"]] += [d.text for d in item.disclosures]
-    female, male = " ".join(joined["female"]), " ".join(joined["male"])
+    female, male = " ".join(joined["donna"]), " ".join(joined["uomo"])
     assert "iscritta" in female and "iscritto" not in female
     assert "iscritto" in male and "iscritta" not in male

@@ -11,13 +11,14 @@ from click.testing import CliRunner
 
 from gen.cli import main
 from gen.core.errors import ConfigError
+from gen.core.grammar import gendered_form
 from gen.core.packs import default_prompts_dir, load_language_pack
 from gen.core.placeholders import placeholders
 from gen.generate.disclosures import fill_template
 
 PERSONAS = {
-    "female": {"name": "Anna Verdi", "first_name": "Anna", "gender": "female", "age": "40"},
-    "male": {"name": "Luca Neri", "first_name": "Luca", "gender": "male", "age": "40"},
+    "female": {"name": "Anna Verdi", "first_name": "Anna", "gender": "donna", "age": "40"},
+    "male": {"name": "Luca Neri", "first_name": "Luca", "gender": "uomo", "age": "40"},
 }
 
 
@@ -28,7 +29,10 @@ def test_every_sensitive_category_has_varied_facts(language: str) -> None:
     assert set(facts) == set(pack.categories.sensitive)
     for name, category in facts.items():
         assert len(category.templates) >= 15, name
-        openings = {" ".join(template.female.split()[:2]) for template in category.templates}
+        openings = {
+            " ".join(gendered_form(template, "female").split()[:2])
+            for template in category.templates
+        }
         assert len(openings) >= 10, f"{name}: templates should not all open alike ({openings})"
         assert sum(len(options) for options in category.values.values()) >= 25, name
 
@@ -38,9 +42,9 @@ def test_every_template_fills_in_both_genders(language: str) -> None:
     facts = load_language_pack(language).facts.categories
     for category in facts.values():
         for index in range(len(category.templates)):
-            for persona in PERSONAS.values():
+            for gender, persona in PERSONAS.items():
                 persona = {**persona, "city": "Lucca", "employer": "Acme", "last_name": "X"}
-                text = fill_template(category, index, persona, random.Random(index))
+                text = fill_template(category, index, persona, gender, random.Random(index))
                 assert "{" not in text and "}" not in text and text == text.strip()
                 assert not text[0].isupper() or text.split()[0] in {"HIV"}, text
 
@@ -48,10 +52,12 @@ def test_every_template_fills_in_both_genders(language: str) -> None:
 def test_italian_facts_agree_with_the_persona_gender() -> None:
     health = load_language_pack("it").facts.categories["politic"]
     iscritta = next(
-        i for i, t in enumerate(health.templates) if t.female.startswith("è iscritta a {partito}")
+        i
+        for i, t in enumerate(health.templates)
+        if not isinstance(t, str) and t.female.startswith("è iscritta a {partito}")
     )
-    female = fill_template(health, iscritta, PERSONAS["female"], random.Random(1))
-    male = fill_template(health, iscritta, PERSONAS["male"], random.Random(1))
+    female = fill_template(health, iscritta, PERSONAS["female"], "female", random.Random(1))
+    male = fill_template(health, iscritta, PERSONAS["male"], "male", random.Random(1))
     assert female.startswith("è iscritta a ") and male.startswith("è iscritto a ")
     assert female.removeprefix("è iscritta") == male.removeprefix("è iscritto")
 
@@ -107,7 +113,19 @@ def test_a_misspelt_gender_key_is_named(tmp_path: Path) -> None:
         '{female: "describes herself as {ideology}", mael:',
     )
     error = plan_error(root)
-    assert "categories.politic.templates.9.male: required key is missing" in error
+    assert "categories.politic.templates.9.forms.male: required key is missing" in error
+
+
+def test_a_written_gender_alternative_is_refused(tmp_path: Path) -> None:
+    """As in every pack file: the model would copy "iscritto/a" into its documents."""
+    root = prompts_copy(
+        tmp_path,
+        "      - ha un precedente per",
+        "      - è iscritto/a e ha un precedente per",
+        "it",
+    )
+    error = plan_error(root, "--language", "it")
+    assert "categories.judicial.templates.13.word: slash form 'iscritto/a'" in error
 
 
 def test_a_missing_category_and_a_non_sensitive_one_are_refused(tmp_path: Path) -> None:
@@ -136,5 +154,18 @@ def test_templates_use_only_known_slots() -> None:
     """The slots the loader allows are what `fill_template` fills: persona, values, year."""
     for language in ("en", "it"):
         for category in load_language_pack(language).facts.categories.values():
-            used = {name for t in category.templates for name in placeholders(t.female)}
+            used = {
+                name
+                for t in category.templates
+                for name in placeholders(gendered_form(t, "female"))
+            }
             assert set(category.values) <= used
+
+
+def test_packs_check_loads_facts_yaml(tmp_path: Path) -> None:
+    root = prompts_copy(tmp_path, "      allergen: [", "      allergens: [")
+    result = CliRunner().invoke(main, ["packs", "check", "--prompts", str(root), "--personas", "2"])
+    assert result.exit_code == 2
+    [line] = [line for line in result.output.splitlines() if "facts.yaml" in line]
+    assert line.startswith(f"{root}/en/facts.yaml: line ") and "{allergen}" in line
+    assert "it: ok (8 files" in result.output

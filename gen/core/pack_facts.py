@@ -9,16 +9,19 @@ asks the model for facts of its own (`--facts model`); and the finder's settings
 fields are slots too, and `{year}` is a year of the persona's adult life.
 
 Italian and other gendered languages write a template or a value as `{female: ..., male:
-...}`: the persona's gender picks one; a plain string serves both.
+...}`: the persona's gender picks one; a plain string serves both (`gen.core.grammar`'s
+`Gendered`, as the pack's job titles; written gender alternatives such as "iscritto/a"
+are refused).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from gen.core.grammar import Gendered, gendered_forms
 from gen.core.placeholders import check_placeholders, placeholders
 from gen.core.records import PERSONA_FIELDS
 from gen.core.yamlio import StrictModel
@@ -28,28 +31,6 @@ COMPUTED_SLOTS = ("year",)
 
 SlotName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 _WORD = re.compile(r"^\w+$")
-
-
-class Gendered(StrictModel):
-    """A text in the persona's grammatical gender; in YAML a plain string serves both."""
-
-    female: str = Field(min_length=1)
-    male: str = Field(min_length=1)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _plain(cls, value: Any) -> Any:
-        if isinstance(value, str | int) and not isinstance(value, bool):
-            return {"female": str(value), "male": str(value)}
-        return value
-
-    def of(self, gender: str) -> str:
-        """The variant for a persona's `gender` (female for anything but male)."""
-        return self.male if gender == "male" else self.female
-
-    @property
-    def variants(self) -> tuple[str, ...]:
-        return (self.female,) if self.female == self.male else (self.female, self.male)
 
 
 class CategoryFacts(StrictModel):
@@ -80,7 +61,7 @@ class CategoryFacts(StrictModel):
         allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *lists}
         used: set[str] = set()
         for number, template in enumerate(value, 1):
-            for text in template.variants:
+            for text in gendered_forms(template):
                 try:
                     check_placeholders(text, allowed)
                 except ValueError as exc:

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gen.backends.prompting import PromptParts
+from gen.core.grammar import Gender, gendered_form
 from gen.core.pack_facts import CategoryFacts
 from gen.core.packs import LanguagePack
 from gen.core.seeds import derive_seed
-from gen.generate.personas import REFERENCE_DAY
+from gen.generate.personas import REFERENCE_DAY, Persona
 
 FactSource = Literal["pack", "model"]
 FactStyle = Literal["inline", "placeholder"]
@@ -73,7 +74,7 @@ def draw_disclosures(
     pack: LanguagePack,
     spec: DisclosureSpec,
     category: str,
-    persona: dict[str, str],
+    persona: Persona,
     rng: random.Random,
 ) -> tuple[Disclosure, ...]:
     """The facts item `category` of `persona` is planned to disclose; none for a
@@ -93,22 +94,25 @@ def draw_disclosures(
         facts = pack.facts.categories[name]
         left = unused.setdefault(name, list(range(len(facts.templates))))
         index = left.pop(rng.randrange(len(left))) if left else rng.randrange(len(facts.templates))
-        disclosures.append(Disclosure(name, fill_template(facts, index, persona, rng), "pack"))
+        text = fill_template(facts, index, persona.values, persona.gender, rng)
+        disclosures.append(Disclosure(name, text, "pack"))
     return tuple(disclosures)
 
 
 def fill_template(
-    facts: CategoryFacts, index: int, persona: dict[str, str], rng: random.Random
+    facts: CategoryFacts,
+    index: int,
+    persona: dict[str, str],
+    gender: Gender,
+    rng: random.Random,
 ) -> str:
-    """Template `index` in the persona's gender, its slots filled from the value lists
-    (each in the persona's gender), the persona, and {year}."""
-    gender = persona.get("gender", "")
-    values = {slot: rng.choice(options).of(gender) for slot, options in facts.values.items()}
-    return (
-        facts.templates[index]
-        .of(gender)
-        .format(**persona, **values, year=str(adult_year(persona, rng)))
-    )
+    """Template `index` in the persona's `gender`, its slots filled from the value lists
+    (each in that gender), the persona's values, and {year}."""
+    values = {
+        slot: gendered_form(rng.choice(options), gender) for slot, options in facts.values.items()
+    }
+    template = gendered_form(facts.templates[index], gender)
+    return template.format(**persona, **values, year=str(adult_year(persona, rng)))
 
 
 def adult_year(persona: dict[str, str], rng: random.Random) -> int:

@@ -27,7 +27,7 @@ from gen.generate.disclosures import (
     draw_disclosures,
     writer_parts,
 )
-from gen.generate.personas import draw_persona
+from gen.generate.personas import Persona, draw_persona
 
 ALL = "all"
 
@@ -117,6 +117,26 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
         pack.facts  # noqa: B018 (loaded and checked now, not at the first document)
 
 
+def prompt_parts(
+    pack: LanguagePack, persona: Persona, category: str, doc_type: str, sensitive_info: str
+) -> PromptParts:
+    """The prompt asking for a document of `doc_type` about `persona`, in the pack's words."""
+    generation = pack.generation
+    sensitive = pack.categories.categories[category].sensitive
+    template = generation.instruction if sensitive else generation.other_instruction
+    values = {
+        **persona.placeholders(pack.language.gendered),
+        "doc_type": doc_type,
+        "sensitive_info": sensitive_info,
+        "category": category,
+    }
+    return PromptParts(
+        system=generation.system.format(**values),
+        instruction=template.format(**values),
+        response_prefix=generation.response_prefix,
+    )
+
+
 def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
     """Item `index` of the plan; categories take turns so any prefix of the plan is balanced."""
     categories = _categories(pack, spec)
@@ -131,29 +151,14 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
     doc_type = rng.choice(_doc_types(pack, category, spec.doc_type))
     prompts = pack.taxonomy[category]
     sensitive_info = rng.choice(prompts.sensitive_info) if prompts.sensitive_info else ""
-    persona = draw_persona(
-        pack.language.faker_locale, rng.getrandbits(31), date_format=pack.language.date_format
-    )
-    generation = pack.generation
-    sensitive = pack.categories.categories[category].sensitive
-    template = generation.instruction if sensitive else generation.other_instruction
-    values = {
-        **persona,
-        "doc_type": doc_type.name,
-        "sensitive_info": sensitive_info,
-        "category": category,
-    }
-    parts = PromptParts(
-        system=generation.system.format(**values),
-        instruction=template.format(**values),
-        response_prefix=generation.response_prefix,
-    )
+    persona = draw_persona(pack.language.faker_locale, pack.persona, rng.getrandbits(31))
+    parts = prompt_parts(pack, persona, category, doc_type.name, sensitive_info)
     disclosures: tuple[Disclosure, ...] = ()
     if spec.disclosures is not None:
         draws = disclosure_rng(spec.seed, spec.draw_key, index)
         disclosures = draw_disclosures(pack, spec.disclosures, category, persona, draws)
         if spec.disclosures.facts == "pack":
-            parts = writer_parts(pack, spec.disclosures.style, parts, persona, disclosures)
+            parts = writer_parts(pack, spec.disclosures.style, parts, persona.values, disclosures)
     return PlanItem(
         index=index,
         id=f"{spec.key}-{index:06d}",
@@ -161,7 +166,7 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         doc_type=doc_type.name,
         doc_kind=doc_type.kind,
         sensitive_info=sensitive_info,
-        persona=persona,
+        persona=persona.values,
         seed=rng.getrandbits(31),
         parts=parts,
         disclosures=disclosures,
