@@ -1,4 +1,4 @@
-"""Finding planned facts in invented documents (labeling.planned), English and Italian."""
+"""Finding planned facts in invented documents (labeling.planned): English, Italian, French."""
 
 from __future__ import annotations
 
@@ -164,3 +164,31 @@ def test_a_passage_ends_at_its_last_matched_content_word(italian: FactFinder) ->
     found, quality, score = passage(italian, text, fact)
     assert found == "convive con asma grave dall'infanzia e va"
     assert quality == FUZZY and score >= 0.7
+
+
+@pytest.mark.parametrize(
+    ("fact", "text", "found"),
+    [
+        (
+            "s'est convertie à l'islam en 2015",
+            "Je me suis convertie à l’islam en 2015.",
+            "me suis convertie à l’islam en 2015",
+        ),
+        (
+            "a appris à neuf ans qu'elle avait un diabète de type 1",
+            "J’ai appris à neuf ans que j’avais un diabète de type 1.",
+            "J’ai appris à neuf ans que j’avais un diabète de type 1",
+        ),
+        (
+            "est adhérent au Parti socialiste depuis 2012",
+            "Il est adhérent au Parti depuis longtemps.",
+            None,
+        ),
+    ],
+)
+def test_french_facts_in_the_first_person_and_elided(fact: str, text: str, found: str | None):
+    """French person forms (« s'est » / « me suis », « qu'elle » / « que j'avais ») are the
+    same words; a passage with the fact's first words only is not the fact."""
+    result = passage(FactFinder(load_language_pack("fr").facts.finder), text, fact)
+    assert (result and result[0]) == found
+    assert result is None or result[2] >= 0.9
