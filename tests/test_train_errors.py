@@ -10,9 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
+from gen.core.errors import UsageError
 from gen.core.packs import default_prompts_dir
 from gen.dataset.assemble import build_dataset
 from gen.dataset.options import BuildOptions
+from gen.train import TrainSettings
 from scraping.queries.generate import generate_queries
 
 pytest.importorskip("spacy")
@@ -107,3 +109,42 @@ def test_the_run_gold_table_is_the_default_gold_set(run, tmp_path):
     imported = CliRunner().invoke(main, ["import", str(gold), "--run", str(run), "--as", "gold"])
     assert imported.exit_code == 0, imported.output
     _fails(["train", "--run", str(run)], f"{run / 'gold'} (health) do not match")
+
+
+@pytest.mark.parametrize("rate", ["-1", "0"])
+def test_a_learning_rate_that_is_not_positive_is_refused(run, tmp_path, rate):
+    result = CliRunner().invoke(
+        main, ["train", "--run", str(run), "--out", str(tmp_path / "m"), "--learning-rate", rate]
+    )
+    assert result.exit_code == 2, result.output
+    assert "--learning-rate" in result.output
+    assert not (tmp_path / "m").exists()
+
+
+def test_train_settings_refuse_a_learning_rate_that_is_not_positive():
+    with pytest.raises(UsageError, match="--learning-rate must be greater than 0"):
+        TrainSettings(learning_rate=0.0)
+
+
+@pytest.mark.parametrize(
+    ("options", "note"),
+    [
+        (["--device", "cuda"], "note: --device does not apply to --trainer spacy; ignored"),
+        (["--length", "50"], "note: --length does not apply to --trainer spacy; ignored"),
+        (
+            ["--max-span-words", "5"],
+            "note: --max-span-words does not apply to --trainer spacy --component ner; ignored",
+        ),
+    ],
+)
+def test_options_the_trainer_does_not_read_are_noted_before_training(
+    run, tmp_path, monkeypatch, options, note
+):
+    def stop(*args, **kwargs):
+        raise UsageError("stopped before training")
+
+    monkeypatch.setattr("gen.cli.train.train_detector", stop)
+    result = CliRunner().invoke(main, ["train", "--run", str(run), *options])
+    assert result.exit_code == 2, result.output
+    assert note in result.output
+    assert "stopped before training" in result.output

@@ -11,23 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
-from gen.cli.options import prompts_option, run_option, seed_option
+from gen.cli.options import given, note_ignored, prompts_option, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.dataset.splits import parse_ratios
-from gen.export.base import OptionSpec
-from gen.export.registry import export_format, export_formats, shared_options
+from gen.export.registry import SharedOption, export_format, export_formats, shared_options
 from gen.export.run import ExportOptions, run
 
 
-def _click_type(spec: OptionSpec) -> Any:
+def _click_type(shared: SharedOption) -> Any:
+    spec = shared.spec
     if spec.choices:
         return click.Choice(spec.choices)
     if spec.type is Path:
         return click.Path(exists=spec.must_exist, path_type=Path)
-    if spec.type is int and spec.minimum is not None:
-        return click.IntRange(min=spec.minimum)
+    if spec.type is int and shared.minimum is not None:
+        return click.IntRange(min=shared.minimum)
     return spec.type
 
 
@@ -37,7 +36,7 @@ def format_options(command: Any) -> Any:
         command = click.option(
             shared.spec.flag,
             shared.spec.name,
-            type=_click_type(shared.spec),
+            type=_click_type(shared),
             default=shared.default,
             show_default=shared.default is not None,
             help=shared.help,
@@ -74,7 +73,7 @@ def export(
 ) -> None:
     """Write RUN/export/FORMAT/{train,dev,test}.* with a manifest and a dataset card."""
     chosen = export_format(format_name)
-    settings = _given_settings(click.get_current_context(), chosen.name, format_values)
+    settings = _given_settings(chosen.name, format_values)
     holdout = tuple(name.strip() for name in holdout_doc_types.split(",") if name.strip())
     options = ExportOptions(
         format_name, parse_ratios(split_text), seed, holdout, settings, prompts_dir
@@ -92,16 +91,10 @@ def export(
         click.echo(f"spans not aligned to tokens (listed in manifest.json): {unaligned}")
 
 
-def _given_settings(ctx: click.Context, format_name: str, values: dict[str, Any]) -> dict[str, Any]:
+def _given_settings(format_name: str, values: dict[str, Any]) -> dict[str, Any]:
     """The format options the user gave that `format_name` takes (the rest keep the
-    format's own defaults); options of other formats are reported and ignored."""
+    format's own defaults); options of other formats are noted and ignored."""
     takes = {spec.name for spec in export_format(format_name).options()}
-    given = {
-        name: value
-        for name, value in values.items()
-        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
-    }
-    for name in sorted(set(given) - takes):
-        flag = "--" + name.replace("_", "-")
-        click.echo(f"note: {flag} does not apply to --format {format_name}; ignored", err=True)
-    return {name: value for name, value in given.items() if name in takes}
+    for name in sorted(set(values) - takes):
+        note_ignored(name, f"--format {format_name}")
+    return {name: value for name, value in values.items() if name in takes and given(name)}

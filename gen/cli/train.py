@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from gen.cli.options import run_option, seed_option
+from gen.cli.options import note_ignored, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.evaluate.report import render_text
-from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings
+from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings, trainer_class
 from gen.train.curve import parse_shares, summarize
 from gen.train.run import train_detector
 
@@ -66,7 +66,12 @@ from gen.train.run import train_detector
     default=None,
     help="spacy: words per batch (default 200); transformers: windows per batch (default 16).",
 )
-@click.option("--learning-rate", type=float, default=None, help="Default: the trainer's own.")
+@click.option(
+    "--learning-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Default: the trainer's own.",
+)
 @click.option(
     "--max-span-words",
     type=int,
@@ -104,6 +109,8 @@ def train(
     if gold is None and RecordTable(RunPaths(run_dir).gold).exists():
         gold = RunPaths(run_dir).gold
     settings = TrainSettings(**options)  # type: ignore[arg-type]
+    for name, context in trainer_class(settings.trainer)().unused(settings).items():
+        note_ignored(name, context)
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
