@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import ALL, PlanSpec, iter_plan
+from gen.generate.plan import ALL, PlanSpec, category_counts, doc_type_counts, plan_item
 from gen.generate.records import STAGE
 from gen.generate.run import run
 from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
@@ -151,9 +149,11 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     """Dry run of `gen documents`: prompts and counts, no model, nothing written."""
     pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
     spec = _spec(kwargs)
-    items = list(islice(iter_plan(pack, spec), kwargs["n"]))
+    n = kwargs["n"]
+    by_category = category_counts(pack, spec, n)
     format_name = prompt_format or pack.generation.format
-    for item in items[:show]:
+    for index in range(min(show, n)):
+        item = plan_item(pack, spec, index)
         click.secho(
             f"--- {item.id}  [{item.category} / {item.doc_type}]  seed={item.seed}", bold=True
         )
@@ -161,11 +161,12 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
         click.echo(f"system: {item.parts.system}")
         click.echo(f"instruction: {item.parts.instruction}")
         click.echo(f"response prefix: {item.parts.response_prefix!r}\n")
-    by_type = Counter((item.category, item.doc_type) for item in items)
-    by_category = Counter(item.category for item in items)
-    click.secho(f"plan {spec.key}: {len(items)} documents", bold=True)
+    by_type, exact = doc_type_counts(pack, spec, n)
+    how = "" if exact else " (document types: expected counts, each type of a category as likely)"
+    click.secho(f"plan {spec.key}: {n} documents{how}", bold=True)
     for category, total in by_category.items():
         click.echo(f"  {category:<12} {total:>5}")
-        for (cat, doc_type), n in sorted(by_type.items()):
+        for (cat, doc_type), count in sorted(by_type.items()):
             if cat == category:
-                click.echo(f"      {doc_type:<50} {n:>5}")
+                shown = f"{count:>5}" if exact else f"~{round(count)}"
+                click.echo(f"      {doc_type:<50} {shown:>5}")
