@@ -73,7 +73,7 @@ def trained(run, heldout):
         ],
     )
     assert result.exit_code == 0, result.output
-    return out, result.output
+    return out, result.stdout
 
 
 def test_detector_finds_identifiers_in_held_out_queries(trained):
@@ -105,6 +105,17 @@ def test_output_prints_the_thesis_tables_and_the_card_holds_data_labels_settings
     assert info["trainer"] == "spacy" and "EMAIL" in info["labels"]
     data = json.loads((out / "data.json").read_text())
     assert data["train_records"] == len(data["splits"]["train"]) > 100
+
+
+def test_output_ends_with_where_the_model_is_and_the_next_command(trained):
+    out, output = trained
+    last = output.strip().splitlines()[-3:]
+    assert last[0] == f"model: {out}"
+    assert last[1] == (
+        f"card {out / 'README.md'}, scores {out / 'scores.json'} "
+        f"(tables: {out / 'test.txt'}, {out / 'gold.txt'})"
+    )
+    assert last[2] == f"next: gen predict --model {out} INPUT --out predictions.jsonl"
 
 
 def test_learning_curve_table_and_png(trained):

@@ -134,3 +134,8 @@ def train(
     if report.curve:
         click.echo(f"learning curve -> {report.folder / 'curve.md'}, curve.png")
         click.echo((report.folder / "curve.md").read_text(encoding="utf-8"), nl=False)
+    folder = report.folder
+    tables = ", ".join(str(folder / f"{scored.name}.txt") for scored in report.scored)
+    click.echo(f"\nmodel: {folder}")
+    click.echo(f"card {folder / 'README.md'}, scores {folder / 'scores.json'} (tables: {tables})")
+    click.echo(f"next: gen predict --model {folder} INPUT --out predictions.jsonl")
