@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from gen.cli.options import given, note_ignored, prompts_option, run_option, seed_option
+from gen.core.errors import warn
 from gen.core.runs import RunPaths
 from gen.dataset.splits import parse_ratios
 from gen.export.registry import SharedOption, export_format, export_formats, shared_options
@@ -86,6 +87,12 @@ def export(
         )
     counts = ", ".join(f"{name} {count}" for name, count in summary.counts.items())
     click.echo(f"{format_name}: {counts} records -> {summary.folder}")
+    for name, count in summary.counts.items():
+        if not count:
+            warn(
+                f"the {name} split is empty ({sum(summary.counts.values())} records, "
+                f"--split {split_text}); a trainer needs records in train and dev"
+            )
     unaligned = summary.details.get("unaligned_spans", {})
     if any(unaligned.values()):
         click.echo(f"spans not aligned to tokens (listed in manifest.json): {unaligned}")

@@ -28,14 +28,29 @@ EXPECTED = (
 )
 
 
-def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold") -> list[Record]:
+def read_record_file(
+    path: Path, role: str = "file", *, span_source: str = "gold", allow_empty: bool = False
+) -> list[Record]:
     """The records of `path`, or one UsageError saying `role` (e.g. "PRED file"), the file,
-    the line and what is wrong. Spans that name no source get `span_source`."""
-    path = Path(path)
-    where = f"{role} {path}"
+    the line and what is wrong. Spans that name no source get `span_source`.
+
+    An input without a record is a usage error too (a wrong path or an unfinished file is
+    far likelier than a wish to score or import nothing); `allow_empty` is for gen's own
+    files read back, such as an export's empty split."""
+    records = _read(Path(path), f"{role} {path}", span_source)
+    if not records and not allow_empty:
+        raise UsageError(f"{role} {path}: no records found; expected {EXPECTED}")
+    return records
+
+
+def _read(path: Path, where: str, span_source: str) -> list[Record]:
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
+        if (path / "documents").is_dir() or (path / "labeled").is_dir():
+            raise UsageError(
+                f"{where} is a run folder; name one of its record tables, e.g. {path / 'labeled'}"
+            )
         try:
             return RecordTable(path).read()
         except GenError as exc:

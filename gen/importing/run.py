@@ -39,7 +39,10 @@ def read_files(
             raise UsageError(
                 f"{path}: {reader.name} files carry no labels; import them --as documents"
             )
-        for record in reader.read(path, defaults):
+        found = reader.read(path, defaults)
+        if not found:
+            raise UsageError(f"{path}: no records found (an empty {reader.name} file)")
+        for record in found:
             if record.id in seen:
                 raise UsageError(f"{path}: id {record.id!r} is also in {seen[record.id]}")
             seen[record.id] = path

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -70,7 +70,12 @@ def _run_split(run: Path, split: str) -> list[Record]:
             f"the newest export of {run} ({manifests[-1].parent}) has no {split} split"
         )
     wanted = set(ids)
-    return [r for r in records if r.id in wanted]
+    chosen = [r for r in records if r.id in wanted]
+    if not chosen:
+        raise UsageError(
+            f"the {split} split of {manifests[-1].parent} is empty; choose another --split"
+        )
+    return chosen
 
 
 def read_inputs(path: Path, split: str = "test") -> list[Record]:
@@ -119,10 +124,15 @@ def write_predictions(path: Path, records: Sequence[Record]) -> None:
         raise UsageError(f"--out {path}: expected a .jsonl or .parquet file name")
 
 
-def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:
+def predict_file(
+    load: Callable[[], Detector], source: Path, out: Path, split: str = "test"
+) -> PredictReport:
+    """Read INPUT, then `load` the detector (bad input is refused before a model is loaded),
+    predict, and write `out` whole."""
     if Path(out).suffix not in (".jsonl", ".parquet"):
         raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
     records = read_inputs(source, split)
+    detector = load()
     started = time.perf_counter()
     predicted = predict_records(detector, records)
     seconds = time.perf_counter() - started
