@@ -47,7 +47,7 @@ def import_command(
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
 
-    FILE... are plain text, JSONL records, CoNLL (IO/BIO) or spaCy DocBin files; folders
+    FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files; folders
     are read recursively; every span is validated before anything is written."""
     defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
     report = import_files(run_dir, files, target, defaults, format_name)

@@ -35,8 +35,8 @@ def storage_error(path: Path, exc: OSError) -> StorageError:
     if exc.errno == errno.ENOSPC:
         return StorageError(f"disk full while writing {path}; free some space and re-run to resume")
     return StorageError(
-        f"cannot write {path}: {exc.strerror or exc}; check that the folder is writable "
-        "(or choose another --run folder)"
+        f"cannot write {path}: {exc.strerror or exc}; check that {Path(path).parent} is a "
+        "writable folder"
     )
 
 

@@ -106,4 +106,5 @@ def _with_defaults(row: dict[str, Any], span_source: str) -> dict[str, Any]:
             for span in spans
         ]
         row = {**row, "spans": spans}
-    return {**SHORT_FORM_DEFAULTS, **{k: v for k, v in row.items() if v is not None}}
+    defaults = {key: value for key, value in SHORT_FORM_DEFAULTS.items() if row.get(key) is None}
+    return {**row, **defaults}

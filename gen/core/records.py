@@ -232,16 +232,14 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     spans are checked (check_spans)."""
     if not isinstance(row, dict):
         return f"expected an object with {', '.join(required)}, got {_kind(row)}"
-    missing = [name for name in required if row.get(name) is None]
-    if missing:
-        return f"{missing[0]}: required key is missing"
-    problem = _type_problem(row, _ROW_TYPE)
+    problem = _absent(row, required, _ROW_TYPE, ()) or _type_problem(row, _ROW_TYPE)
     if problem:
         return problem
+    span_type = _ROW_TYPE.field("spans").type.value_type
     for index, span in enumerate(row.get("spans") or []):
-        absent = [key for key in _REQUIRED_SPAN_KEYS if span.get(key) is None]
-        if absent:
-            return f"spans.{index}.{absent[0]}: required key is missing"
+        problem = _absent(span, _REQUIRED_SPAN_KEYS, span_type, ("spans", str(index)))
+        if problem:
+            return problem
     try:
         check_spans(row["text"], Record.from_row(row).spans, record_id=row["id"])
     except InvalidSpanError as exc:
@@ -249,6 +247,25 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     except ValueError as exc:  # meta that is not the JSON text of an object
         return f"meta: {exc}"
     return None
+
+
+def _absent(
+    value: dict[str, Any], required: Sequence[str], kind: pa.StructType, path: tuple[str, ...]
+) -> str | None:
+    """The first required key of `value` that is missing or null, named as such."""
+    for name in required:
+        where = ".".join((*path, name))
+        if name not in value:
+            return f"{where}: required key is missing"
+        if value[name] is None:
+            return f"{where}: expected {_expected(kind.field(name).type)}, got null"
+    return None
+
+
+def _expected(kind: pa.DataType) -> str:
+    if pa.types.is_string(kind):
+        return "a string"
+    return "an integer" if pa.types.is_integer(kind) else "a number"
 
 
 def _kind(value: Any) -> str:
@@ -278,10 +295,9 @@ def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> 
         )
         return next((problem for problem in problems if problem), None)
     if pa.types.is_string(kind):
-        expected, fits = "a string", isinstance(value, str)
+        fits = isinstance(value, str)
     elif pa.types.is_integer(kind):
-        expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
+        fits = isinstance(value, int) and not isinstance(value, bool)
     else:
-        expected = "a number"
         fits = isinstance(value, int | float) and not isinstance(value, bool)
-    return None if fits else f"{where}: expected {expected}, got {_kind(value)}"
+    return None if fits else f"{where}: expected {_expected(kind)}, got {_kind(value)}"

@@ -23,6 +23,7 @@ from gen.core.records import Record
 READERS: dict[str, str] = {
     "text": "gen.importing.formats.text:TextReader",
     "jsonl": "gen.importing.formats.jsonl:JsonlReader",
+    "parquet": "gen.importing.formats.parquet:ParquetReader",
     "conll": "gen.importing.formats.conll:ConllReader",
     "spacy": "gen.importing.formats.docbin:DocBinReader",
 }
