@@ -35,7 +35,10 @@ plan_options = compose_options(
         help="A category from prompts/categories.yaml, or 'all' (spread, with 'other' negatives).",
     ),
     click.option(
-        "--doc-type", default=None, help="Only this document type (name from the taxonomy)."
+        "--doc-type",
+        default=None,
+        show_default="every type of the category, drawn per item",
+        help="Only this document type (name from the taxonomy).",
     ),
     click.option(
         "--n",
@@ -73,6 +76,7 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
 @click.option(
     "--prompt-format",
     default=None,
+    show_default="generation.yaml's format",
     help="'chat' (the model's template) or a raw format from prompts/formats.yaml, e.g. alpaca.",
 )
 @click.option(
@@ -143,7 +147,10 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
     help="Print the rendered prompts of the first K items.",
 )
 @click.option(
-    "--prompt-format", default=None, help="Override generation.yaml's format for display."
+    "--prompt-format",
+    default=None,
+    show_default="generation.yaml's format",
+    help="Show the prompts in this format: 'chat' or a raw format from prompts/formats.yaml.",
 )
 def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     """Dry run of `gen documents`: prompts and counts, no model, nothing written."""

@@ -39,7 +39,7 @@ def format_options(command: Any) -> Any:
             shared.spec.name,
             type=_click_type(shared),
             default=shared.default,
-            show_default=shared.default is not None,
+            show_default=shared.show_default,
             help=shared.help,
         )(command)
     return command
@@ -48,7 +48,13 @@ def format_options(command: Any) -> Any:
 @click.command("export")
 @run_option
 @seed_option
-@click.option("--format", "format_name", type=click.Choice(sorted(export_formats())), required=True)
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(sorted(export_formats())),
+    required=True,
+    help="Trainer format to write (docs/export.md describes each).",
+)
 @click.option(
     "--split",
     "split_text",
@@ -59,6 +65,7 @@ def format_options(command: Any) -> Any:
 @click.option(
     "--holdout-doc-types",
     default="",
+    show_default="none",
     help="Comma-separated document types kept whole for the test split.",
 )
 @prompts_option

@@ -26,7 +26,8 @@ from gen.importing.run import TARGETS, import_files
     "format_name",
     type=click.Choice(list(READERS)),
     default=None,
-    help="Input format (default: from each file's content or suffix).",
+    show_default="from each file's content or suffix",
+    help="Input format.",
 )
 @click.option(
     "--category",
@@ -34,7 +35,12 @@ from gen.importing.run import TARGETS, import_files
     show_default=True,
     help="Category of records that do not say theirs (gen label asks about this category).",
 )
-@click.option("--doc-type", default="imported", show_default=True)
+@click.option(
+    "--doc-type",
+    default="imported",
+    show_default=True,
+    help="Document type of records that do not say theirs.",
+)
 @language_option
 def import_command(
     files: tuple[Path, ...],

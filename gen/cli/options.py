@@ -112,6 +112,8 @@ def _backend_decorators() -> list[Callable[[F], F]]:
             type=click.Choice(list(backend_specs())),
             default=DEFAULT_BACKEND,
             show_default=True,
+            help="Engine that runs the model: llama.cpp in this process, transformers, or an "
+            "OpenAI-compatible server (docs/backends.md).",
         )
     ]
     for name, (option_field, hint) in _field_options().items():
@@ -122,7 +124,7 @@ def _backend_decorators() -> list[Callable[[F], F]]:
                 name,
                 type=_click_type(hint, flag),
                 default=option_field.default,
-                show_default=option_field.default is not None,
+                show_default=flag.unset or option_field.default is not None,
                 help=flag.help or None,
             )
         )

@@ -18,24 +18,32 @@ from gen.train.run import train_detector
 @click.command("train")
 @run_option
 @seed_option
-@click.option("--trainer", type=click.Choice(list(TRAINERS)), default="spacy", show_default=True)
+@click.option(
+    "--trainer",
+    type=click.Choice(list(TRAINERS)),
+    default="spacy",
+    show_default=True,
+    help="spacy: CPU, nothing downloaded; transformers: fine-tunes --base-model (GPU advised).",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Model folder (default: RUN/models/TRAINER).",
+    show_default="RUN/models/TRAINER",
+    help="Model folder.",
 )
 @click.option(
     "--gold",
     type=click.Path(path_type=Path),
     default=None,
-    help="Also score on this gold set (JSONL/Parquet records with id, text, spans); "
-    "default: RUN/gold when gen import --as gold filled it.",
+    show_default="RUN/gold when it holds records",
+    help="Also score on this gold set (JSONL/Parquet records with id, text, spans).",
 )
 @click.option(
     "--learning-curve",
     "curve",
     default=None,
+    show_default="none",
     help="Train on these shares of the train split too, e.g. 0.1,0.25,0.5,1.0; "
     "writes curve.md and curve.png.",
 )
@@ -49,13 +57,20 @@ from gen.train.run import train_detector
 @click.option(
     "--base-model",
     default=None,
+    show_default="none: spacy trains from scratch",
     help="spacy: an installed pipeline or folder whose tok2vec is reused; "
     "transformers (required): a local model folder.",
 )
-@click.option("--epochs", type=int, default=20, show_default=True)
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Passes over the train split; the best epoch on dev is kept.",
+)
 @click.option(
     "--patience",
-    type=int,
+    type=click.IntRange(min=0),
     default=0,
     show_default=True,
     help="Stop after this many dev evaluations (epochs) without improvement (0: never).",
@@ -64,31 +79,33 @@ from gen.train.run import train_detector
     "--batch-size",
     type=click.IntRange(min=1),
     default=None,
-    help="spacy: words per batch (default 200); transformers: windows per batch (default 16).",
+    show_default="spacy 200, transformers 16",
+    help="spacy: words per batch; transformers: windows per batch.",
 )
 @click.option(
     "--learning-rate",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help="Default: the trainer's own.",
+    show_default="the trainer's own",
+    help="Step size of the optimizer.",
 )
 @click.option(
     "--max-span-words",
-    type=int,
+    type=click.IntRange(min=1),
     default=12,
     show_default=True,
     help="spancat: longest candidate span in words.",
 )
 @click.option(
     "--length",
-    type=int,
+    type=click.IntRange(min=1),
     default=100,
     show_default=True,
     help="transformers: window length in tokens.",
 )
 @click.option(
     "--stride",
-    type=int,
+    type=click.IntRange(min=0),
     default=20,
     show_default=True,
     help="transformers: overlap between windows in tokens.",
@@ -99,7 +116,13 @@ from gen.train.run import train_detector
     show_default=True,
     help="transformers: inverse (tag frequency), none, or a JSON file {tag: weight}.",
 )
-@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
+@click.option(
+    "--device",
+    type=click.Choice(DEVICES),
+    default="auto",
+    show_default=True,
+    help="transformers: where to train; auto takes CUDA when torch sees it.",
+)
 def train(
     run_dir: Path, out: Path | None, gold: Path | None, curve: str | None, **options: object
 ) -> None:

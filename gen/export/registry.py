@@ -85,6 +85,12 @@ class SharedOption:
         return self.spec.default if self.agreed else None
 
     @property
+    def show_default(self) -> bool | str:
+        """What `--help` shows as the default: the common value, or what an unset value
+        means (formats that differ name theirs in the help)."""
+        return self.default is not None or (self.agreed and self.spec.unset)
+
+    @property
     def minimum(self) -> int | None:
         """The smallest minimum of the formats taking the option (each checks its own)."""
         minimums = [spec.minimum for spec in self.takers.values()]
