@@ -155,6 +155,7 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
 def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     """Dry run of `gen documents`: prompts and counts, no model, nothing written."""
     pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
+    pack.formats.check_option(prompt_format)
     spec = _spec(kwargs)
     n = kwargs["n"]
     by_category = category_counts(pack, spec, n)

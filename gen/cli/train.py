@@ -135,6 +135,11 @@ def train(
     for name, context in trainer_class(settings.trainer)().unused(settings).items():
         note_ignored(name, context)
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
+    if report.removed_leftovers:
+        click.echo(
+            f"removed {len(report.removed_leftovers)} staging folder(s) left by interrupted "
+            "trainings"
+        )
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
     cpu = report.info.get("train_cpu_seconds")

@@ -2,8 +2,10 @@
 
 The model folder is built in a staging folder next to `--out` and put in place in
 one rename at the end, so `--out` always holds a complete detector (or the
-previous one). Checkpoints and finished learning-curve points live in a work
-folder beside it (`.<name>.work`) until the run succeeds, so a re-run resumes.
+previous one); the staging folders of a killed training are removed by the next
+one into the same folder, which holds a lock meanwhile (gen.core.staging).
+Checkpoints and finished learning-curve points live in a work folder beside it
+(`.<name>.work`) until the run succeeds, so a re-run resumes.
 """
 
 from __future__ import annotations
@@ -12,14 +14,13 @@ import hashlib
 import json
 import shutil
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen.core.errors import StorageError
-from gen.core.files import replace_folder, write_atomic, write_json_atomic
+from gen.core.files import write_atomic, write_json_atomic
 from gen.core.records import Record
+from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
 from gen.evaluate.report import render_text
 from gen.train import DETECTOR_FILE, Trainer, TrainSettings, trainer_class
 from gen.train.card import model_card
@@ -37,6 +38,8 @@ class TrainReport:
     curve: list[CurvePoint] = field(default_factory=list)
     #: Why the export was written again first (None: it was up to date).
     reexported: str | None = None
+    #: Staging folders of killed trainings into the same folder, removed first.
+    removed_leftovers: list[Path] = field(default_factory=list)
 
 
 def default_out(run: Path, settings: TrainSettings) -> Path:
@@ -57,27 +60,27 @@ def train_detector(
     data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
     out = Path(out or default_out(run, settings))
     work = out.with_name(f".{out.name}.work")
-    staging = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        work.mkdir(parents=True, exist_ok=True)
-        staging.mkdir()
-    except OSError as exc:
-        raise StorageError(f"cannot create {out}: {exc.strerror or exc}") from exc
-    try:
-        seconds, info, scored = _train_and_score(
-            trainer, data, settings, staging, work / "full", gold_records
-        )
-        curve = []
-        if curve_shares:
-            full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
-            curve = _learning_curve(trainer, data, settings, curve_shares, work, gold_records, full)
-            write_curve(staging, curve)
-        _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
-        replace_folder(staging, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    shutil.rmtree(work, ignore_errors=True)
-    return TrainReport(out, info, seconds, scored, curve, data.reexported)
+    with folder_lock(out.parent, out.name, f"`gen train` into {out}"):
+        removed = remove_leftovers(out.parent, out.name)
+        staging = new_staging(out.parent, out.name)
+        try:
+            work.mkdir(exist_ok=True)
+            seconds, info, scored = _train_and_score(
+                trainer, data, settings, staging, work / "full", gold_records
+            )
+            curve = []
+            if curve_shares:
+                full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
+                curve = _learning_curve(
+                    trainer, data, settings, curve_shares, work, gold_records, full
+                )
+                write_curve(staging, curve)
+            _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
+            swap_in(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return TrainReport(out, info, seconds, scored, curve, data.reexported, removed)
 
 
 def _train_and_score(
