@@ -8,7 +8,7 @@ import click
 
 from gen.cli.options import language_option, run_option
 from gen.importing import READERS, RecordDefaults
-from gen.importing.run import TARGETS, import_files
+from gen.importing.run import TARGETS, import_files, listed
 
 
 @click.command("import")
@@ -62,3 +62,5 @@ def import_command(
         f"{report.added} records added to {report.table} "
         f"({report.already_present} already there); spans: {spans}"
     )
+    if report.skipped:
+        click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")

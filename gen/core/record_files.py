@@ -76,6 +76,16 @@ def _read(path: Path, where: str, span_source: str) -> list[Record]:
     return records
 
 
+def file_record_id(path: Path, folder: Path | None = None) -> str:
+    """The id of a document that a file holds without naming one: the file's path inside
+    the `folder` given on the command line, without its suffix (`2024/letter`), or its
+    name without suffix when the file was given alone. `gen import` and `gen predict`
+    both follow this rule, so same-named files in different sub-folders stay apart."""
+    path = Path(path)
+    inside = path.relative_to(folder) if folder is not None else Path(path.name)
+    return inside.with_suffix("").as_posix()
+
+
 def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
     try:
         text = path.read_bytes().decode("utf-8-sig")

@@ -3,7 +3,8 @@
 Inputs: a JSONL or Parquet file of records (at least `id` and `text`, validated
 by `gen.core.record_files`), a record table folder (e.g. `RUN/labeled`), a run folder with
 `--split` (records of that split of its newest export, or `all` of the dataset),
-or a folder of `.txt` files (one document each, id = path inside the folder).
+or a folder of `.txt` files (one document each, id = its path inside the folder without
+`.txt`, as `gen import` gives it: gen.core.record_files.file_record_id).
 The output is the same records with the detector's spans (`source = model`).
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from gen.core.errors import UsageError
 from gen.core.files import write_atomic
 from gen.core.progress import progress
-from gen.core.record_files import read_record_file
+from gen.core.record_files import file_record_id, read_record_file
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_records
@@ -50,9 +51,7 @@ def _text_files(folder: Path) -> list[Record]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise UsageError(f"{path}: not UTF-8 text") from None
-        records.append(
-            Record(path.relative_to(folder).as_posix(), text, "", "", "", source="import")
-        )
+        records.append(Record(file_record_id(path, folder), text, "", "", "", source="import"))
     return records
 
 
