@@ -86,7 +86,6 @@ def test_gold_labels_that_do_not_match(run, tmp_path):
         ),
         (["--learning-curve", "0,2"], "--learning-curve"),
         (["--class-weights", "sqrt"], "--class-weights 'sqrt'"),
-        (["--epochs", "0"], "--epochs must be at least 1"),
     ],
 )
 def test_bad_options(run, tmp_path, options, message):
@@ -148,3 +147,16 @@ def test_options_the_trainer_does_not_read_are_noted_before_training(
     assert result.exit_code == 2, result.output
     assert note in result.output
     assert "stopped before training" in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "shown"),
+    [("--epochs", "0", "x>=1"), ("--patience", "-1", "x>=0"), ("--stride", "-1", "x>=0")],
+)
+def test_a_value_out_of_its_shown_range_is_refused_by_name(run, tmp_path, option, value, shown):
+    result = CliRunner().invoke(
+        main, ["train", "--run", str(run), "--out", str(tmp_path / "m"), option, value]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}': {value} is not in the range {shown}" in result.output
+    assert not (tmp_path / "m").exists()
