@@ -140,6 +140,12 @@ def train(
             f"removed {len(report.removed_leftovers)} staging folder(s) left by interrupted "
             "trainings"
         )
+    if report.gold_left_out:
+        left_out = report.gold_left_out
+        click.echo(
+            f"gold: {len(left_out)} records left out of the score (e.g. {left_out[0]}): they are "
+            "in the train or dev split (gen build --sources gold took them from RUN/gold)"
+        )
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
     cpu = report.info.get("train_cpu_seconds")

@@ -26,7 +26,7 @@ from gen.train import DETECTOR_FILE, Trainer, TrainSettings, trainer_class
 from gen.train.card import model_card
 from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
 from gen.train.data import TrainingData, dataset_labels, load_training_data
-from gen.train.scoring import ScoredSet, load_gold, score_detector
+from gen.train.scoring import ScoredSet, load_gold, score_detector, unseen_gold
 
 
 @dataclass
@@ -40,6 +40,8 @@ class TrainReport:
     reexported: str | None = None
     #: Staging folders of killed trainings into the same folder, removed first.
     removed_leftovers: list[Path] = field(default_factory=list)
+    #: Gold ids not scored: they are in the train or dev split (gen build --sources gold).
+    gold_left_out: list[str] = field(default_factory=list)
 
 
 def default_out(run: Path, settings: TrainSettings) -> Path:
@@ -58,6 +60,9 @@ def train_detector(
     trainer.check(settings)
     gold_records = load_gold(gold, dataset_labels(run)) if gold else None
     data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
+    gold_left_out: list[str] = []
+    if gold_records is not None:
+        gold_records, gold_left_out = unseen_gold(gold_records, data)
     out = Path(out or default_out(run, settings))
     work = out.with_name(f".{out.name}.work")
     with folder_lock(out.parent, out.name, f"`gen train` into {out}"):
@@ -80,7 +85,7 @@ def train_detector(
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
-    return TrainReport(out, info, seconds, scored, curve, data.reexported, removed)
+    return TrainReport(out, info, seconds, scored, curve, data.reexported, removed, gold_left_out)
 
 
 def _train_and_score(
