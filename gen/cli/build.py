@@ -79,7 +79,7 @@ def _names(value: str) -> tuple[str, ...]:
 def build(
     run_dir: Path, seed: int, prompts_dir: Path | None, sources: str, **options: object
 ) -> None:
-    """Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries."""
+    """Assemble RUN/dataset from RUN/labeled, RUN/gold, RUN/wikipedia and RUN/queries."""
     build_options = BuildOptions(
         seed=seed,
         sources=_names(sources),
