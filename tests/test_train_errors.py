@@ -160,3 +160,36 @@ def test_a_value_out_of_its_shown_range_is_refused_by_name(run, tmp_path, option
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{option}': {value} is not in the range {shown}" in result.output
     assert not (tmp_path / "m").exists()
+
+
+def test_a_resumed_learning_curve_says_what_it_kept_and_each_bar_names_its_share(
+    run, tmp_path, monkeypatch
+):
+    from gen.train.spacy_trainer import SpacyTrainer
+
+    fit = SpacyTrainer.fit
+    calls = []
+
+    def killed_at_the_third_training(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return fit(self, *args, **kwargs)
+
+    out = tmp_path / "m"
+    args = ["train", "--run", str(run), "--out", str(out), "--epochs", "1"]
+    args += ["--learning-curve", "0.25,0.5,1.0"]
+    monkeypatch.setattr(SpacyTrainer, "fit", killed_at_the_third_training)
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 130, first.output
+    assert "train spacy ner [learning curve: share 0.25 of train, point 1 of 3]" in first.stderr
+    monkeypatch.setattr(SpacyTrainer, "fit", fit)
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert (
+        "learning curve resumed: share 0.25 kept from an interrupted run (1 of 3 points)"
+        in again.stderr
+    )
+    assert "train spacy ner [learning curve: share 0.5 of train, point 2 of 3]" in again.stderr
+    assert "train spacy ner [learning curve: share 0.25" not in again.stderr
+    assert "train spacy ner [full train split]" in again.stderr

@@ -14,11 +14,13 @@ import hashlib
 import json
 import shutil
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gen.core.files import write_atomic, write_json_atomic
+from gen.core.progress import progress_stage, say
 from gen.core.records import Record
 from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
 from gen.evaluate.report import render_text
@@ -70,14 +72,16 @@ def train_detector(
         staging = new_staging(out.parent, out.name)
         try:
             work.mkdir(exist_ok=True)
-            seconds, info, scored = _train_and_score(
-                trainer, data, settings, staging, work / "full", gold_records
-            )
+            state = _curve_state(settings, data, curve_shares, work, gold_records)
+            with progress_stage("full train split") if curve_shares else nullcontext():
+                seconds, info, scored = _train_and_score(
+                    trainer, data, settings, staging, work / "full", gold_records
+                )
             curve = []
             if curve_shares:
                 full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
                 curve = _learning_curve(
-                    trainer, data, settings, curve_shares, work, gold_records, full
+                    trainer, data, settings, curve_shares, state, gold_records, full
                 )
                 write_curve(staging, curve)
             _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
@@ -114,29 +118,50 @@ def _summaries(scored: list[ScoredSet]) -> dict[str, dict[str, float]]:
     return {s.name: summarize(s.evaluation) for s in scored}
 
 
+def _curve_state(
+    settings: TrainSettings,
+    data: TrainingData,
+    shares: list[float] | None,
+    work: Path,
+    gold: list[Record] | None,
+) -> CurveState:
+    """The points an interrupted run of the same curve finished (said, when there are)."""
+    key = hashlib.sha256(
+        json.dumps([asdict(settings), data.manifest["splits"], gold is not None]).encode()
+    ).hexdigest()
+    state = CurveState(work / "curve-state.json", key)
+    kept = [share for share in shares or [] if share != 1.0 and share in state.points]
+    if shares and kept:
+        listed = ", ".join(f"{share:g}" for share in kept)
+        say(
+            f"learning curve resumed: share{'s' * (len(kept) > 1)} {listed} kept from an "
+            f"interrupted run ({len(kept)} of {len(shares)} points)"
+        )
+    return state
+
+
 def _learning_curve(
     trainer: Trainer,
     data: TrainingData,
     settings: TrainSettings,
     shares: list[float],
-    work: Path,
+    state: CurveState,
     gold: list[Record] | None,
     full: CurvePoint,
 ) -> list[CurvePoint]:
-    key = hashlib.sha256(
-        json.dumps([asdict(settings), data.manifest["splits"], gold is not None]).encode()
-    ).hexdigest()
-    state = CurveState(work / "curve-state.json", key)
-    for share in shares:
+    work = state.path.parent
+    for number, share in enumerate(shares, start=1):
         if share == 1.0 or share in state.points:
             continue
         subset = data.subset(share, settings.seed)
         point_folder = work / f"curve-{share:g}"
         shutil.rmtree(point_folder, ignore_errors=True)
         point_folder.mkdir(parents=True)
-        seconds, _, scored = _train_and_score(
-            trainer, subset, settings, point_folder, work / f"curve-{share:g}-work", gold
-        )
+        stage = f"learning curve: share {share:g} of train, point {number} of {len(shares)}"
+        with progress_stage(stage):
+            seconds, _, scored = _train_and_score(
+                trainer, subset, settings, point_folder, work / f"curve-{share:g}-work", gold
+            )
         state.add(CurvePoint(share, len(subset.train_ids), round(seconds, 2), _summaries(scored)))
         shutil.rmtree(point_folder, ignore_errors=True)
     points = [state.points[s] for s in shares if s != 1.0]
