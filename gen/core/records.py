@@ -232,13 +232,11 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     spans are checked (check_spans)."""
     if not isinstance(row, dict):
         return f"expected an object with {', '.join(required)}, got {_kind(row)}"
-    problem = _absent(row, required, _ROW_TYPE, ()) or _type_problem(row, _ROW_TYPE)
-    if problem:
+    if problem := _absent(row, required, _ROW_TYPE, ()) or _type_problem(row, _ROW_TYPE):
         return problem
     span_type = _ROW_TYPE.field("spans").type.value_type
     for index, span in enumerate(row.get("spans") or []):
-        problem = _absent(span, _REQUIRED_SPAN_KEYS, span_type, ("spans", str(index)))
-        if problem:
+        if problem := _absent(span, _REQUIRED_SPAN_KEYS, span_type, ("spans", str(index))):
             return problem
     try:
         check_spans(row["text"], Record.from_row(row).spans, record_id=row["id"])
