@@ -35,7 +35,7 @@ class ScoredSet:
 
 def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
     """A gold file whose label set shares at least one label with the model's."""
-    records = read_record_file(Path(path), "gold file")
+    records = read_record_file(Path(path), "gold file", gold=True)
     gold_labels = _labels(records)
     if not gold_labels & set(model_labels):
         raise UsageError(
