@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -127,15 +127,20 @@ def write_predictions(path: Path, records: Sequence[Record]) -> None:
         raise UsageError(f"--out {path}: expected a .jsonl or .parquet file name")
 
 
-def predict_file(
-    load: Callable[[], Detector], source: Path, out: Path, split: str = "test"
-) -> PredictReport:
-    """Read INPUT, then `load` the detector (bad input is refused before a model is loaded),
-    predict, and write `out` whole."""
+def check_out(out: Path) -> None:
     if Path(out).suffix not in (".jsonl", ".parquet"):
         raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
-    records = read_inputs(source, split)
-    detector = load()
+
+
+def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:
+    """The records of INPUT with the detector's spans, written to `out` whole."""
+    check_out(out)
+    return predict_to_file(detector, read_inputs(source, split), out)
+
+
+def predict_to_file(detector: Detector, records: Sequence[Record], out: Path) -> PredictReport:
+    """`records` with the detector's spans, written to `out` whole (`gen predict` reads its
+    input first, so bad input is refused before a model is loaded)."""
     started = time.perf_counter()
     predicted = predict_records(detector, records)
     seconds = time.perf_counter() - started
