@@ -82,3 +82,15 @@ def test_non_ascii_names_respect_word_boundaries() -> None:
 def test_no_persona_means_no_spans() -> None:
     assert found("Rose Brown", None) == []
     assert found("Rose Brown", {"name": "", "first_name": "R"}) == []
+
+
+def test_the_doctor_s_title_is_left_out_of_the_person_span() -> None:
+    persona = {"doctor": "Dott.ssa Giulia Serra", "last_name": "Bianchi"}
+    text = "Visitata dalla Dott.ssa Giulia Serra; la dottoressa Giulia Serra conferma."
+    spans = persona_spans(text, persona, titles=("Dott.", "Dott.ssa"))
+    check_spans(text, spans)
+    assert [text[s.start : s.end] for s in spans] == ["Giulia Serra", "Giulia Serra"]
+    # without the pack's titles the value is looked up whole, as written in the prompt
+    assert [text[s.start : s.end] for s in persona_spans(text, persona)] == [
+        "Dott.ssa Giulia Serra"
+    ]
