@@ -58,7 +58,7 @@ def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
             continue
         fewest = min(counts.values())
         label = rng.choice(sorted(name for name, count in counts.items() if count == fewest))
-        slack = max(2, fewest // 20)
+        slack = max(2, fewest // 8)
 
         def overshoot(j: int, ceiling: int = fewest + slack) -> int:
             after = Counter(labels[j])
