@@ -50,7 +50,7 @@ def test_longest_value_wins_and_spans_never_overlap() -> None:
     ]
 
 
-def test_every_pii_field_gets_its_label() -> None:
+def test_every_pii_field_gets_its_label_and_a_title_stays_outside() -> None:
     text = (
         "Employer: Brown & Sons Ltd. City: Port Ellen. Phone: +44 20 7946 0018. "
         "Doctor: Dr. Ian Moss. Job: nurse, female, 45."
@@ -59,7 +59,7 @@ def test_every_pii_field_gets_its_label() -> None:
         ("Brown & Sons Ltd", "ORGANIZATION"),
         ("Port Ellen", "LOCATION"),
         ("+44 20 7946 0018", "PHONE"),
-        ("Dr. Ian Moss", "PERSON"),
+        ("Ian Moss", "PERSON"),
     ]
     assert {"gender", "age", "job"}.isdisjoint(FIELD_LABELS)
 
@@ -82,3 +82,20 @@ def test_non_ascii_names_respect_word_boundaries() -> None:
 def test_no_persona_means_no_spans() -> None:
     assert found("Rose Brown", None) == []
     assert found("Rose Brown", {"name": "", "first_name": "R"}) == []
+
+
+def test_title_initials_and_surname_forms_are_found() -> None:
+    text = "Ms Brown called. R. Brown signed; Brown R. paid. Dr Moss and I. Moss agree, Moss too."
+    assert found(text) == [
+        ("Brown", "PERSON"),
+        ("R. Brown", "PERSON"),
+        ("Brown R.", "PERSON"),
+        ("Moss", "PERSON"),
+        ("I. Moss", "PERSON"),
+        ("Moss", "PERSON"),
+    ]
+
+
+def test_a_name_inside_an_e_mail_or_url_is_not_a_person() -> None:
+    text = "Write to Rose.Brown@mail.example.org or see https://example.org/Rose-Brown today, Rose."
+    assert found(text) == [("Rose", "PERSON")]
