@@ -225,7 +225,7 @@ class Filler:
                         people[second] = new_identity(fake, self.locale, self.wording)
                     base = name.removesuffix(SECOND)
                     value = people[second].value(base, IDENTITY_MAKERS[base])
-                    if value.end is None:
+                    if value.span == (0, len(value.text)):  # the whole value is the span
                         value = Value(_tidy(value.text))
                     start, end = value.span
                     spans.append(Span(position + start, position + end, label, source="faker"))

@@ -1,7 +1,8 @@
 """IBANs, payment cards and national bank account numbers, with their check digits.
 
 IBAN check digits are ISO 13616 mod 97, card numbers end with a Luhn digit, and the
-national checks inside a BBAN (Belgian mod 97, Spanish CCC, French RIB key) hold too;
+national checks inside a BBAN (Belgian mod 97 and bank code, Spanish CCC, French RIB
+key) hold too;
 python-stdnum computes and validates them. Numbers are written compact or in the groups
 of print (IBAN in fours, cards 4-4-4-4 or Amex 4-6-5).
 """
@@ -14,7 +15,7 @@ from stdnum import iban as iso_iban
 from stdnum import luhn
 from stdnum.es import ccc
 
-from scraping.queries.values.identity import Identity, digits
+from scraping.queries.values.identity import Identity, digits, valid_draw
 
 #: BBAN of each IBAN country drawn here: `#` a digit, `?` an upper-case letter.
 BBAN: dict[str, str] = {
@@ -48,8 +49,13 @@ def _bban(person: Identity, country: str) -> str:
 def iban(person: Identity) -> str:
     """An IBAN of the person's country (of a neighbour where IBANs are not used)."""
     country = person.random.choice(person.locale.iban_countries)
-    bban = _bban(person, country)
-    number = country + iso_iban.calc_check_digits(country + "00" + bban) + bban
+
+    def draw() -> str:
+        bban = _bban(person, country)
+        return country + iso_iban.calc_check_digits(country + "00" + bban) + bban
+
+    # The library also checks national rules (a Belgian IBAN needs a known bank code).
+    number = valid_draw(draw, iso_iban.is_valid)
     return number if person.random.random() < 0.35 else iso_iban.format(number)
 
 

@@ -3,8 +3,8 @@
 Check digits where the number has one (python-stdnum computes or validates them): UK
 NHS number (mod 11), UTR, Irish PPSN (mod 23 letter), Canadian SIN and Ontario health
 number (Luhn), Australian TFN (weighted mod 11) and Medicare number; US SSN and ITIN
-follow the issuing rules (no area 000, 666 or 9xx; ITIN groups 50-65, 70-88, 90-92,
-94-99). The UK driving licence number is made from the person's surname, birth date and
+follow the issuing rules (no area 000, 666 or 9xx; ITIN groups 70-88, 90-92, 94-99).
+The UK driving licence number is made from the person's surname, birth date and
 initials, as the DVLA's is.
 """
 
@@ -38,7 +38,7 @@ def us_ssn(person: Identity) -> str:
 
 
 def us_itin(person: Identity) -> str:
-    groups = [*range(50, 66), *range(70, 89), 90, 91, 92, *range(94, 100)]
+    groups = [*range(70, 89), 90, 91, 92, *range(94, 100)]
     area, group = digits(person.fake, 2), person.random.choice(groups)
     serial = digits(person.fake, 4)
     return _compact_or(person, f"9{area}{group}{serial}", f"9{area}-{group}-{serial}")

@@ -53,7 +53,8 @@ def title_name(person: Identity) -> Value:
     if not titles:
         return Value(name)
     title = person.random.choice(titles)
-    return Value(f"{title} {name}", len(title) + 1)
+    text = f"{title} {name}"
+    return Value(text, len(title) + 1, len(text))
 
 
 def initials_name(person: Identity) -> str:
