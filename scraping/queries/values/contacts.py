@@ -111,7 +111,8 @@ def url(person: Identity) -> str:
 @dataclass(frozen=True)
 class PhoneFormat:
     """A country's phone numbers: calling code, the trunk prefix dropped abroad, and
-    national number patterns (`#` a digit) with the groups people write."""
+    national number patterns (`#` a digit, `%` a digit but 0) with the groups people
+    write."""
 
     calling_code: str
     trunk: str

@@ -42,41 +42,41 @@ class LocaleSpec:
     price: str
 
 
-_SWISS_PHONE = PhoneFormat("41", "0", ("0## ### ## ##", "07# ### ## ##"))
+_SWISS_PHONE = PhoneFormat("41", "0", ("0%# ### ## ##", "07% ### ## ##"))
 
 LOCALES: dict[str, LocaleSpec] = {
     "en_US": LocaleSpec(
         "en_US", "United States", ids_english.COUNTRIES["US"],
-        PhoneFormat("1", "", ("(###) ###-####", "###-###-####", "### ### ####", "###.###.####")),
+        PhoneFormat("1", "", ("(%##) %##-####", "%##-%##-####", "%## %## ####", "%##.%##.####")),
         faker_lines, ("{mm}/{dd}/{yyyy}", "{m}/{d}/{yyyy}", "{m}/{d}/{yy}", "{yyyy}-{mm}-{dd}"),
         ("GB", "DE", "FR", "NL"), ("com", "com", "net", "org", "us"), "${amount}",
     ),
     "en_GB": LocaleSpec(
         "en_GB", "United Kingdom", ids_english.COUNTRIES["GB"],
-        PhoneFormat("44", "0", ("020 #### ####", "07### ######", "01### ######", "0161 ### ####")),
+        PhoneFormat("44", "0", ("020 %### ####", "07%## ######", "01%## ######", "0161 %## ####")),
         faker_lines, ("{dd}/{mm}/{yyyy}", "{d}/{m}/{yyyy}", "{dd}-{mm}-{yyyy}", "{dd}.{mm}.{yy}"),
         ("GB",), ("co.uk", "co.uk", "org.uk", "com", "uk"), "£{amount}",
     ),
     "en_IE": LocaleSpec(
         "en_IE", "Ireland", ids_english.COUNTRIES["IE"],
-        PhoneFormat("353", "0", ("01 ### ####", "08# ### ####", "021 ### ####", "091 ######")),
+        PhoneFormat("353", "0", ("01 %## ####", "08% ### ####", "021 %## ####", "091 %#####")),
         irish_lines, _DAY_FIRST, ("IE",), ("ie", "ie", "com", "eu"), "€{amount}",
     ),
     "en_CA": LocaleSpec(
         "en_CA", "Canada", ids_english.COUNTRIES["CA"],
-        PhoneFormat("1", "", ("(###) ###-####", "###-###-####", "### ### ####")),
+        PhoneFormat("1", "", ("(%##) %##-####", "%##-%##-####", "%## %## ####")),
         faker_lines, ("{yyyy}-{mm}-{dd}", "{dd}/{mm}/{yyyy}", "{mm}/{dd}/{yyyy}"),
         ("GB", "FR"), ("ca", "ca", "com", "net"), "${amount}",
     ),
     "en_AU": LocaleSpec(
         "en_AU", "Australia", ids_english.COUNTRIES["AU"],
-        PhoneFormat("61", "0", ("04## ### ###", "(02) #### ####", "03 #### ####", "08 #### ####")),
+        PhoneFormat("61", "0", ("04%# ### ###", "02 %### ####", "03 %### ####", "08 %### ####")),
         faker_lines, ("{dd}/{mm}/{yyyy}", "{d}/{m}/{yyyy}", "{dd}/{mm}/{yy}", "{dd}-{mm}-{yyyy}"),
         ("GB",), ("com.au", "com.au", "net.au", "org.au", "com"), "A${amount}",
     ),
     "it_IT": LocaleSpec(
         "it_IT", "Italia", ids_latin.ITALY,
-        PhoneFormat("39", "", ("3## ### ####", "3## #######", "06 #### ####", "02 ########")),
+        PhoneFormat("39", "", ("3%# ### ####", "3%# #######", "06 %### ####", "02 %#######")),
         faker_lines, ("{dd}/{mm}/{yyyy}", "{d}/{m}/{yyyy}", "{dd}-{mm}-{yyyy}", "{dd}.{mm}.{yyyy}"),
         ("IT",), ("it", "it", "com", "eu", "net"), "{amount} €",
     ),
@@ -87,12 +87,12 @@ LOCALES: dict[str, LocaleSpec] = {
     ),
     "de_DE": LocaleSpec(
         "de_DE", "Deutschland", ids_german.GERMANY,
-        PhoneFormat("49", "0", ("030 ########", "0151 ########", "089 #######", "0### ######")),
+        PhoneFormat("49", "0", ("030 %#######", "0151 %#######", "089 %######", "0%## ######")),
         faker_lines, _GERMAN_DATES, ("DE",), ("de", "de", "com", "net", "eu"), "{amount} €",
     ),
     "de_AT": LocaleSpec(
         "de_AT", "Österreich", ids_german.AUSTRIA,
-        PhoneFormat("43", "0", ("01 #######", "0664 #######", "0316 ######", "0676 ### ####")),
+        PhoneFormat("43", "0", ("01 %######", "0664 %######", "0316 %#####", "0676 %## ####")),
         faker_lines, _GERMAN_DATES, ("AT",), ("at", "at", "co.at", "com"), "€ {amount}",
     ),
     "de_CH": LocaleSpec(
@@ -101,13 +101,13 @@ LOCALES: dict[str, LocaleSpec] = {
     ),
     "fr_FR": LocaleSpec(
         "fr_FR", "France", ids_latin.FRANCE,
-        PhoneFormat("33", "0", ("0# ## ## ## ##", "06 ## ## ## ##", "07 ## ## ## ##")),
+        PhoneFormat("33", "0", ("0% ## ## ## ##", "06 ## ## ## ##", "07 ## ## ## ##")),
         faker_lines, ("{dd}/{mm}/{yyyy}", "{d}/{m}/{yyyy}", "{dd}-{mm}-{yyyy}", "{dd}.{mm}.{yyyy}"),
         ("FR",), ("fr", "fr", "com", "net", "eu"), "{amount} €",
     ),
     "fr_BE": LocaleSpec(
         "fr_FR", "Belgique", ids_latin.BELGIUM,
-        PhoneFormat("32", "0", ("04## ## ## ##", "02 ### ## ##", "0# ### ## ##")),
+        PhoneFormat("32", "0", ("04%# ## ## ##", "02 %## ## ##", "0% %## ## ##")),
         postcode_city("####", number_after_street=True), _DAY_FIRST, ("BE",),
         ("be", "be", "com", "eu"), "{amount} €",
     ),
@@ -118,12 +118,12 @@ LOCALES: dict[str, LocaleSpec] = {
     ),
     "es_ES": LocaleSpec(
         "es_ES", "España", ids_latin.SPAIN,
-        PhoneFormat("34", "", ("6## ## ## ##", "6## ### ###", "91 ### ## ##", "93 ### ## ##")),
+        PhoneFormat("34", "", ("6%# ## ## ##", "6%# ### ###", "91 %## ## ##", "93 %## ## ##")),
         faker_lines, _DAY_FIRST, ("ES",), ("es", "es", "com", "net", "eu"), "{amount} €",
     ),
     "es_MX": LocaleSpec(
         "es_MX", "México", ids_latin.MEXICO,
-        PhoneFormat("52", "", ("55 #### ####", "33 #### ####", "81 #### ####", "### ### ####")),
+        PhoneFormat("52", "", ("55 %### ####", "33 %### ####", "81 %### ####", "%## %## ####")),
         faker_lines, ("{dd}/{mm}/{yyyy}", "{d}/{m}/{yyyy}", "{dd}-{mm}-{yyyy}"),
         ("ES",), ("com.mx", "mx", "com", "org.mx"), "${amount} MXN",
     ),
