@@ -9,6 +9,9 @@ export CMAKE_ARGS
 # The CPU build of torch for the transformers backend's tests (see README).
 TORCH_SPEC ?= torch==2.13.0
 RUN ?= outputs/demo
+# Any GGUF instead of the embedded SmolLM2-135M: make run MODEL=~/models/qwen2.5-7b.gguf
+MODEL ?=
+MODEL_OPTION := $(if $(MODEL),--model $(MODEL))
 BIN := $(VENV)/bin
 # Label Studio for the `gen review` tests, in a venv of its own so that its pinned
 # dependencies never touch gen's (about 2.5 minutes to install on 2 cores), with a
@@ -44,8 +47,8 @@ $(LS_TEMPLATE):
 label-studio: $(LS_TEMPLATE)
 
 run: $(VENV)/.installed
-	$(BIN)/gen documents --run $(RUN) --category all --n 7 --max-tokens 320
-	$(BIN)/gen label --run $(RUN)
+	$(BIN)/gen documents --run $(RUN) --category all --n 7 --max-tokens 320 $(MODEL_OPTION)
+	$(BIN)/gen label --run $(RUN) $(MODEL_OPTION)
 	$(BIN)/gen queries --run $(RUN) --n 200
 	$(BIN)/gen build --run $(RUN)
 	$(BIN)/gen export --run $(RUN) --format jsonl

@@ -155,6 +155,7 @@ def main() -> None:
     )
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     parser.add_argument("--only", nargs="*", default=None, help="configurations to run")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args()
@@ -173,7 +174,7 @@ def main() -> None:
         unit: unit_floor(gold, unit_splitter(rules, unit), labels, category_labels)
         for unit in ("sentence", "clause")
     }
-    backend = make_backend(LlamaCppOptions(model=args.model, n_ctx=args.ctx))
+    backend = make_backend(LlamaCppOptions(model=args.model, n_ctx=args.ctx, threads=args.threads))
     chosen = [c for c in CONFIGURATIONS if not args.only or name_of(c) in args.only]
     print(f"{args.gold}: {len(gold)} documents; model {backend.model_id}")
 

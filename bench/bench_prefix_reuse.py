@@ -2,12 +2,12 @@
 
 The few-shot part of a labeling prompt is the same for every document of a category;
 llama.cpp keeps the previous prompt's KV cache and evaluates only what follows the
-common prefix. This labels the same documents twice with the embedded model, each time
+common prefix. This labels the same documents twice with one model, each time
 with a fresh model: grouped by category (as `gen label` does) and interleaved (every
 document's category differs from the previous one), and prints both times and the gain.
 
     .venv/bin/python bench/bench_prefix_reuse.py [--per-category 3] [--strategy sentences]
-        [--answers generated|scored]
+        [--answers generated|scored] [--model FILE.gguf] [--threads N]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 from itertools import chain, zip_longest
+from pathlib import Path
 
 from gen.backends import make_backend
 from gen.backends.llama_cpp import LlamaCppOptions
@@ -63,11 +64,15 @@ def documents(per_category: int) -> dict[str, list[Record]]:
     }
 
 
-def label_all(order: list[Record], name: str, answers: str, context: int) -> tuple[float, int, int]:
+def label_all(
+    order: list[Record], name: str, answers: str, model: LlamaCppOptions
+) -> tuple[float, int, int]:
     """Seconds, prompt tokens and completion tokens to label `order` with a fresh model."""
-    backend = make_backend(LlamaCppOptions(n_ctx=context))
+    backend = make_backend(model)
     pack = load_language_pack("en")
-    options = LabelOptions(strategy=name, context_tokens=context, answers=answers, backend=backend)
+    options = LabelOptions(
+        strategy=name, context_tokens=model.n_ctx, answers=answers, backend=backend
+    )
     setup = LabelerSetup(pack, load_labeling(pack, needed=(name,)), options)
     labeler = strategy(name).build(setup)
     prompt_tokens = completion_tokens = 0
@@ -85,7 +90,10 @@ def main() -> None:
     parser.add_argument("--strategy", choices=("sentences", "censor"), default="sentences")
     parser.add_argument("--answers", choices=("scored", "generated"), default="generated")
     parser.add_argument("--ctx", type=int, default=2048)
+    parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     args = parser.parse_args()
+    model = LlamaCppOptions(model=args.model, n_ctx=args.ctx, threads=args.threads)
     by_category = documents(args.per_category)
     grouped = list(chain.from_iterable(by_category.values()))
     interleaved = [d for row in zip_longest(*by_category.values()) for d in row if d]
@@ -93,7 +101,7 @@ def main() -> None:
     print(f"{total} documents, {len(by_category)} categories, strategy {args.strategy}")
     results = {}
     for name, order in (("interleaved", interleaved), ("grouped", grouped)):
-        seconds, prompt, completion = label_all(order, args.strategy, args.answers, args.ctx)
+        seconds, prompt, completion = label_all(order, args.strategy, args.answers, model)
         results[name] = seconds
         print(
             f"{name:<12} {seconds:7.1f} s  {seconds / total:5.2f} s/doc  "

@@ -25,6 +25,9 @@ CATEGORY_MODES = ("own", "all")
 #: `generated`: the model writes the labels (a grammar keeps them in shape where the backend
 #: takes one); `auto`: scored when the backend can score labels.
 ANSWER_MODES = ("auto", "scored", "generated")
+#: What the model reads with each unit of a scored answer: the unit alone, or the whole
+#: document first (read once per document: the units' prompts share it as a prefix).
+CONTEXT_MODES = ("unit", "document")
 DEFAULT_UNIT = "sentence"
 
 
@@ -43,6 +46,7 @@ class LabelOptions:
     unit: str = DEFAULT_UNIT
     categories: str = "own"
     answers: str = "generated"
+    context: str = "unit"
     #: Spans whose label probability is below this are dropped (scored answers only).
     min_score: float = 0.0
     prompts_dir: Path | None = None
@@ -68,6 +72,10 @@ class LabelOptions:
         if self.answers not in ANSWER_MODES:
             raise UsageError(
                 f"unknown --answers {self.answers!r}; expected one of {', '.join(ANSWER_MODES)}"
+            )
+        if self.context not in CONTEXT_MODES:
+            raise UsageError(
+                f"unknown --context {self.context!r}; expected {' or '.join(CONTEXT_MODES)}"
             )
         if self.unit not in UNITS:
             raise UsageError(f"unknown --unit {self.unit!r}; expected one of {', '.join(UNITS)}")

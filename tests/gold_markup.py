@@ -1,11 +1,13 @@
 """Convert the readable gold sources (bench/gold/<set>.marked.txt) into their JSONL splits.
 
 Each source holds one document per `@@@ key=value ...` header; a labeled passage is
-written `[[passage|LABEL]]`. Offsets are computed here, never by hand, and the test
-suite checks that the committed JSONL files are exactly what this converter produces.
-Every document names its split (`split=dev` or `split=test`), fixed when the document is
-added: prompts, examples, units and thresholds are tuned on `dev`, figures are reported
-on `test`. A source `<set>.marked.txt` becomes `<set>-dev.jsonl` and `<set>-test.jsonl`.
+written `[[passage|LABEL]]`, and may run over several lines (a postal address whose
+street, city and country stand on lines of their own). Offsets are computed here, never
+by hand, and the test suite checks that the committed JSONL files are exactly what this
+converter produces. Every document names its split (`split=dev` or `split=test`), fixed
+when the document is added: prompts, examples, units and thresholds are tuned on `dev`,
+figures are reported on `test`. A source `<set>.marked.txt` becomes `<set>-dev.jsonl`
+and `<set>-test.jsonl`.
 
     python tests/gold_markup.py     # rewrite every bench/gold/<set>-<split>.jsonl
 """
@@ -24,7 +26,7 @@ SPLITS = ("dev", "test")
 
 HEADER = "@@@ "
 HEADER_KEYS = ("id", "language", "category", "doc_type", "split")
-MARK = re.compile(r"\[\[(?P<passage>[^\[\]|\n]+)\|(?P<label>[A-Za-z_]+)\]\]")
+MARK = re.compile(r"\[\[(?P<passage>[^\[\]|]+)\|(?P<label>[A-Za-z_]+)\]\]")
 
 
 class MarkupError(ValueError):

@@ -6,7 +6,8 @@ from click.testing import CliRunner
 
 from gen.cli import main
 from gen.core.errors import UsageError
-from gen.core.records import Record, Span
+from gen.core.files import write_table_atomic
+from gen.core.records import Record, Span, records_to_table
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.dataset.assemble import assemble, build_dataset
@@ -163,3 +164,47 @@ def test_cli_build(tmp_path):
     bad = runner.invoke(main, ["build", "--run", str(tmp_path), "--sources", "gold"])
     assert bad.exit_code == 2
     assert "span sources" in bad.output
+
+
+def _outside_span_record(record_id: str = "oor") -> Record:
+    text = "Record oor says that he has chronic asthma."
+    return Record(
+        record_id, text, "health", "letter", "en", "llm", [Span(30, 99, "health", "llm_sentences")]
+    )
+
+
+def _write_unchecked(folder, records: list[Record]) -> None:
+    """A part file written past the span checks, as a tool outside gen may write one."""
+    write_table_atomic(folder / "part-00009.parquet", records_to_table(records))
+
+
+def test_a_record_with_a_span_outside_its_text_is_a_reject_and_the_build_goes_on(tmp_path):
+    paths = make_run(tmp_path)
+    _write_unchecked(paths.labeled, [_outside_span_record()])
+    result = CliRunner().invoke(main, ["build", "--run", str(tmp_path), "--clean"])
+    assert result.exit_code == 0, result.output
+    assert "invalid_span 1" in result.output
+    assert "oor" not in {r.id for r in RecordTable(paths.dataset).read()}
+    (reject,) = [r for r in RecordTable(paths.rejects("build")).read() if r.id == "oor"]
+    assert reject.meta["reason"] == "invalid_span"
+    assert "30-99 (health) is outside the text of length 43" in reject.meta["detail"]
+    assert reject.meta["spans"] == [Span(30, 99, "health", "llm_sentences").to_dict()]
+    assert not reject.spans
+    assert json.loads(paths.manifest("build").read_text())["removed"]["invalid_span"] == 1
+
+
+def test_a_failing_build_leaves_the_previous_dataset_untouched(tmp_path):
+    paths = make_run(tmp_path)
+    build_dataset(tmp_path, BuildOptions())
+    before = sorted(r.id for r in RecordTable(paths.dataset).read())
+    manifest = paths.manifest("build").read_text()
+    paths.rejects("build").parent.mkdir(parents=True, exist_ok=True)
+    for path in paths.rejects("build").iterdir():
+        path.unlink()
+    paths.rejects("build").rmdir()
+    paths.rejects("build").write_text("not a folder")  # the rejects cannot be written
+    result = CliRunner().invoke(main, ["build", "--run", str(tmp_path), "--no-queries"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert sorted(r.id for r in RecordTable(paths.dataset).read()) == before
+    assert paths.manifest("build").read_text() == manifest

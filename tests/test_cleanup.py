@@ -4,7 +4,9 @@ from gen.generate.postprocess import (
     cut_unfinished,
     strip_closing,
     strip_fences,
+    strip_markdown,
     strip_preamble,
+    template_slots,
 )
 
 PREFIX = "Sure! Here's the generated document:"
@@ -66,3 +68,29 @@ def test_an_answer_that_is_one_unfinished_sentence_is_not_cut_to_nothing() -> No
 def test_small_fence_inside_a_document_is_left_alone() -> None:
     text = "A long introduction that explains the configuration. " * 5 + "\n```\nx=1\n```\nEnd."
     assert strip_fences(text) == (text, False)
+
+
+def test_markdown_marks_go_and_their_words_stay() -> None:
+    raw = (
+        "## Blood test report\n---\n**Patient:** Anna Rossi\n- **Hemoglobin:** 13.2 g/dL\n"
+        "Note __urgent__ follow-up; the ratio 2**3 stays.\n***\nEnd of report."
+    )
+    cleaned = clean_document(raw, echoes=[], truncated=False, chatter=EN)
+    assert cleaned.text == (
+        "Blood test report\nPatient: Anna Rossi\n- Hemoglobin: 13.2 g/dL\n"
+        "Note urgent follow-up; the ratio 2**3 stays.\nEnd of report."
+    )
+    assert cleaned.removed == ["markdown"]
+    assert strip_markdown("- item\n* other item\n[x] done") == (
+        "- item\n* other item\n[x] done",
+        False,
+    )
+
+
+def test_slots_left_for_someone_to_fill_are_found_once_each_not_boxes_or_references() -> None:
+    text = (
+        "Dear [Recipient's Name],\n[x] Yes  [ ] No  [X] Maybe, as in [12].\n"
+        "Date: [Inserisci la data corrente]\nSigned: [Recipient's Name]"
+    )
+    assert template_slots(text) == ["[Recipient's Name]", "[Inserisci la data corrente]"]
+    assert template_slots("Checked [x] and [ ], see [3] and [a].") == []

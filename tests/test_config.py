@@ -61,10 +61,16 @@ def test_shipped_prompts_load_for_every_language() -> None:
         ("en/generation.yaml", "format: chat", "format: vicuna", "unknown format 'vicuna'"),
         ("categories.yaml", "ethnic: {", "ethnic: {colour: red, ", "categories.ethnic.colour"),
         (
+            "categories.yaml",
+            "label: ethnic,",
+            "label: ethnic origin,",
+            "categories.ethnic.label: must be a name without spaces, got 'ethnic origin'",
+        ),
+        (
             "en/generation.yaml",
             "    - below is",
             "    - below (is",
-            "en/generation.yaml: line 38: chatter.preamble: phrase 7 'below (is' is not a valid "
+            "en/generation.yaml: line 40: chatter.preamble: phrase 7 'below (is' is not a valid "
             "regular expression (missing ), unterminated subpattern at position 6)",
         ),
     ],

@@ -320,6 +320,49 @@ def test_spacy_counts_spans_it_cannot_align(tmp_path):
     assert expand["unaligned_spans"] == {"train": 0}
 
 
+def test_spacy_expansion_never_swallows_another_span(tmp_path):
+    pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    from gen.export.formats.spacy_docbin import DocBinSettings, blank_pipeline, write_spacy
+
+    # spaCy's multi-language tokenizer keeps this unspaced clause as one token.
+    text = "患者王小明住在北京市患有糖尿病。"
+    spans = [
+        Span(2, 5, "PERSON", "faker"),
+        Span(7, 10, "LOCATION", "faker"),
+        Span(12, 15, "health", "llm_sentences"),
+    ]
+    record = Record("cjk", text, "health", "note", "xx", "llm", spans)
+    tokens = ["health shared", "records"]
+    shared = Record(
+        "shared",
+        " ".join(tokens),
+        "health",
+        "note",
+        "en",
+        "llm",
+        [Span(0, 9, "health", "llm_sentences"), Span(10, 11, "PERSON", "faker")],
+    )
+    details = write_spacy(ExportJob({"train": [record, shared]}, tmp_path, DocBinSettings()))
+    vocab = blank_pipeline("xx").vocab
+    docs = list(DocBin().from_disk(tmp_path / "train.spacy").get_docs(vocab))
+    for doc, original in zip(docs, (record, shared), strict=True):
+        for ent in doc.ents:  # an entity holds no character of another span
+            others = [s for s in original.spans if s.label != ent.label_]
+            assert not any(s.overlap(ent.start_char, ent.end_char) for s in others)
+    dropped = {
+        (e["record"], e["start"], e["end"], e["label"]) for e in details["unaligned_examples"]
+    }
+    assert {("cjk", s.start, s.end, s.label) for s in spans} <= dropped
+    assert details["unaligned_spans"]["train"] == len(details["unaligned_examples"])
+    assert all(
+        (e["start"], e["end"], e["label"])
+        in {(s.start, s.end, s.label) for r in (record, shared) for s in r.spans}
+        for e in details["unaligned_examples"]
+    )
+
+
 def test_dataset_card(run):
     _export(run, "conll")
     card = (RunPaths(run).export / "conll" / "README.md").read_text()

@@ -24,6 +24,7 @@ from gen.core.store import RecordTable
 from gen.export.base import ExportJob
 from gen.export.checks import headless_inside_tags
 from gen.export.formats.conll import TaggingSettings, check_conll, read_conll
+from gen.export.formats.records import check_records
 from gen.export.run import ExportOptions, run
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -138,6 +139,14 @@ def test_a_malformed_conll_file_is_reported(tmp_path):
     ]
     (tmp_path / "train.conll").write_text("\n".join(lines[:3]))
     assert check_conll(job, details) == ["train.conll: 3 words written, 10 in the records"]
+
+
+def test_a_records_file_that_does_not_read_back_is_a_problem_not_a_usage_error(tmp_path):
+    record = Record("a", "Anna is here.", "other", "note", "en", "faker", [Span(0, 4, "PERSON")])
+    (tmp_path / "train.jsonl").write_text('{"id": "a", "text": "Anna\n')
+    job = ExportJob({"train": [record]}, tmp_path, None)
+    (problem,) = check_records(job, {"files": {"train": "train.jsonl"}})
+    assert problem.startswith("train.jsonl: ") and "line 1: not JSON" in problem
 
 
 def _gen(*args: str) -> list[str]:

@@ -9,7 +9,10 @@ import json
 import os
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from build_fixtures import make_run
 from click.testing import CliRunner, Result
 from fakes import ScriptedBackend, unique_reply
 from label_fakes import documents, keyword_reply
@@ -19,6 +22,8 @@ from gen.core.journal import BAD_LINES, JOURNAL
 from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
 from scraping.queries.generate import generate_queries
 
 
@@ -150,3 +155,50 @@ def test_an_unknown_doc_type_in_every_category_is_named(tmp_path: Path) -> None:
     line = one_error_line(gen("plan", "--doc-type", "Horoscope", "--category", "all"), 2)
     assert "unknown document type 'Horoscope' in any category" in line
     assert "health" not in line.split("expected one of")[0]
+
+
+def built_run(tmp_path: Path) -> RunPaths:
+    paths = make_run(tmp_path)
+    build_dataset(tmp_path, BuildOptions())
+    return paths
+
+
+FOREIGN_TABLE = pa.table({"a": [1, 2], "b": ["x", "y"]})
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "--run", "{run}", "--format", "jsonl"],
+        ["train", "--run", "{run}"],
+        ["build", "--run", "{run}"],
+        ["stats", "--run", "{run}"],
+        ["inspect", "--run", "{run}", "--out", "{run}/page.html"],
+    ],
+)
+def test_a_parquet_file_that_is_no_record_table_is_named(tmp_path: Path, command: list) -> None:
+    paths = built_run(tmp_path)
+    folder = paths.labeled if command[0] == "build" else paths.dataset
+    foreign = folder / "part-00009.parquet"
+    pq.write_table(FOREIGN_TABLE, foreign)
+    line = one_error_line(gen(*[part.format(run=tmp_path) for part in command]), 1)
+    assert f"{foreign} is not a Parquet file of records: it has no column 'id'" in line
+
+
+def test_a_record_folder_given_as_input_with_a_foreign_part_is_a_usage_error(tmp_path) -> None:
+    paths = built_run(tmp_path)
+    pq.write_table(FOREIGN_TABLE, paths.dataset / "part-00009.parquet")
+    line = one_error_line(gen("eval", paths.dataset, paths.dataset), 2)
+    assert f"GOLD file {paths.dataset}: " in line and "has no column 'id'" in line
+
+
+@pytest.mark.parametrize("format_name", ["conll", "sentences"])
+def test_dataset_records_without_a_language_are_named(tmp_path: Path, format_name: str) -> None:
+    paths = built_run(tmp_path)
+    (part,) = RecordTable(paths.dataset).part_paths()
+    table = pq.read_table(part)
+    languages = table.column("language").to_pylist()
+    languages[3] = None
+    pq.write_table(table.set_column(4, "language", pa.array(languages, pa.string())), part)
+    line = one_error_line(gen("export", "--run", tmp_path, "--format", format_name), 1)
+    assert f"{part} is not a Parquet file of records: row 4: language is missing" in line

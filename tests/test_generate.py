@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from pathlib import Path
@@ -173,3 +174,23 @@ def test_a_german_pack_strips_german_chatter(tmp_path: Path) -> None:
         assert record.text.split(".")[0] + "." in GERMAN
         assert "Hier ist" not in record.text and "Ich hoffe" not in record.text
         assert record.meta["cleanup"] == ["preamble", "closing"]
+
+
+def test_refusals_are_rejected_and_unfilled_slots_flagged_and_counted(tmp_path: Path) -> None:
+    refusal = "Medical certificate\n\nI'm sorry, but I can't generate that kind of information."
+    slot = BODY.format(name="Y", index=7) + "\nSigned: [Your Name]"
+    answers = iter([refusal, slot])
+    backend = ScriptedBackend(lambda request: next(answers, unique_reply(request)))
+    summary = run_documents(tmp_path, backend, n=2)
+    assert summary.rejected == {"refusal": 1}
+    assert summary.flagged == {"unfilled_slot": 1}
+    [rejected] = RecordTable(tmp_path / "rejects" / "documents").read()
+    assert rejected.flags == ["refusal"] and rejected.text == refusal
+    assert rejected.meta["detail"] == "I'm sorry, but I can't generate"
+    documents = RecordTable(tmp_path / "documents").read()
+    flagged = [d for d in documents if d.flags]
+    assert [d.flags for d in flagged] == [["unfilled_slot"]]
+    assert flagged[0].meta["slots"] == ["[Your Name]"]
+    manifest = json.loads((tmp_path / "manifests" / "documents.json").read_text())
+    [plan] = manifest["plans"].values()
+    assert plan["flagged"] == {"unfilled_slot": 1} == plan["runs"][-1]["flagged"]

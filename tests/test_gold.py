@@ -33,6 +33,15 @@ PII = set(FIELD_LABELS.values()) | set(QUERY_LABELS)
 GOLD_ONLY = {"DATE"}
 FIELD_LINE = re.compile(r"^[^\n:]{1,60}:[ \t]*(?P<value>\S[^\n]*)$", re.MULTILINE)
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-•*]|\d+[.)]|\[[ x]\])[ \t]+(?P<item>\S[^\n]*)$", re.MULTILINE)
+CHAT_LINE = re.compile(r"^\[\d{1,2}:\d{2}\] [^:\n]{1,40}: \S", re.MULTILINE)
+EMAIL_HEADER = re.compile(r"^(?:From|Da): .*@.*\n(?:.*\n)*?(?:Subject|Oggetto): ", re.MULTILINE)
+QUOTED_LINE = re.compile(r"^> \S", re.MULTILINE)
+#: Words of the sensitive topics the negatives are about, in English and Italian.
+NEGATIVE_TOPICS = re.compile(
+    r"diabet|celiach|first aid|BLSD|mental health|salute mentale|prison|religio|partito|"
+    r"court|tribunale|ethnic|etnic|disabilit|sexual|sessual|ramadan|belief|antidepressant|bullying",
+    re.IGNORECASE,
+)
 
 
 @pytest.fixture(scope="module")
@@ -102,33 +111,34 @@ def test_records_carry_the_documented_fields(gold: list[Record]) -> None:
 
 def test_size_and_languages(gold: list[Record]) -> None:
     languages = Counter(record.language for record in gold)
-    assert len(gold) >= 30
-    assert languages["it"] >= 10 and languages["en"] >= 10
-    assert len({record.doc_type for record in gold}) >= 15
+    assert len(gold) >= 77
+    assert languages["en"] >= 42 and languages["it"] >= 35
+    assert len({record.doc_type for record in gold}) >= 67
 
 
 def test_every_category_several_times_in_both_languages(gold: list[Record]) -> None:
     for category in SENSITIVE:
-        holders = [record for record in gold if category in sensitive_labels(record)]
-        assert len(holders) >= 4, category
-        assert {record.language for record in holders} == {"en", "it"}, category
+        holders = Counter(r.language for r in gold if category in sensitive_labels(r))
+        assert holders["en"] >= 5 and holders["it"] >= 5, (category, dict(holders))
 
 
 def test_mixed_category_documents(gold: list[Record]) -> None:
     mixed = [record for record in gold if len(sensitive_labels(record)) >= 2]
-    assert len(mixed) >= 10
-    assert any(len(sensitive_labels(record)) >= 4 for record in mixed)
+    languages = Counter(record.language for record in mixed)
+    assert len(mixed) >= 43
+    assert languages["en"] >= 21 and languages["it"] >= 21
+    assert sum(len(sensitive_labels(record)) >= 4 for record in mixed) >= 5
 
 
 def test_negatives_talk_about_sensitive_topics_without_disclosing(gold: list[Record]) -> None:
     negatives = [record for record in gold if record.category == "other"]
-    assert len(negatives) >= 6
-    assert {record.language for record in negatives} == {"en", "it"}
+    languages = Counter(record.language for record in negatives)
+    assert len(negatives) >= 20
+    assert languages["en"] >= 9 and languages["it"] >= 9
     for record in negatives:
         assert not sensitive_labels(record), record.id
-    # A topic word of a sensitive category appears unlabeled in most negatives.
-    topics = re.compile(r"diabet|celiach|first aid|BLSD|mental health|prison|religio|partito")
-    assert sum(bool(topics.search(record.text)) for record in negatives) >= 5
+        # A topic word of a sensitive category appears unlabeled in every negative.
+        assert NEGATIVE_TOPICS.search(record.text), record.id
 
 
 def _line_values(pattern: re.Pattern[str], group: str, record: Record) -> set[tuple[int, int]]:
@@ -137,13 +147,31 @@ def _line_values(pattern: re.Pattern[str], group: str, record: Record) -> set[tu
 
 def test_form_fields_and_list_items_are_labeled(gold: list[Record]) -> None:
     """Sensitive spans that are exactly a `Field: value` value or a whole list item."""
-    forms = lists = 0
+    forms: Counter[str] = Counter()
+    lists: Counter[str] = Counter()
     for record in gold:
         spans = {(s.start, s.end) for s in record.spans if s.label in SENSITIVE}
-        forms += bool(spans & _line_values(FIELD_LINE, "value", record))
-        lists += bool(spans & _line_values(LIST_ITEM, "item", record))
-    assert forms >= 6
-    assert lists >= 6
+        forms[record.language] += bool(spans & _line_values(FIELD_LINE, "value", record))
+        lists[record.language] += bool(spans & _line_values(LIST_ITEM, "item", record))
+    assert forms.total() >= 17 and min(forms["en"], forms["it"]) >= 5, forms
+    assert lists.total() >= 15 and min(lists["en"], lists["it"]) >= 7, lists
+
+
+def test_chats_and_emails_in_both_languages(gold: list[Record]) -> None:
+    """Timestamped chat transcripts with nicknames, and e-mails with headers, some with a
+    quoted reply: structures whose units a labeler must find without help."""
+    chats: Counter[str] = Counter()
+    emails: Counter[str] = Counter()
+    quoted: Counter[str] = Counter()
+    for record in gold:
+        if len(CHAT_LINE.findall(record.text)) >= 5:
+            chats[record.language] += 1
+        if EMAIL_HEADER.search(record.text):
+            emails[record.language] += 1
+            quoted[record.language] += bool(QUOTED_LINE.search(record.text))
+    assert chats["en"] >= 1 and chats["it"] >= 2, chats
+    assert emails["en"] >= 5 and emails["it"] >= 3, emails
+    assert quoted["en"] >= 1 and quoted["it"] >= 1, quoted
 
 
 def test_markup_errors_name_the_document() -> None:
@@ -165,3 +193,15 @@ def test_markup_offsets_are_code_points() -> None:
     text = record["text"]
     assert text == "Città 🙏 Núñez: ha l'asma"
     assert [text[s["start"] : s["end"]] for s in record["spans"]] == ["Núñez", "ha l'asma"]
+
+
+def test_a_passage_may_run_over_several_lines() -> None:
+    """A postal address whose city and country stand on lines of their own is one span."""
+    record = parse_document(
+        'id=x language=en category=other doc_type="Letter" split=dev',
+        "To:\n[[12 Mill Lane\nLeeds LS6 2QT\nUnited Kingdom|ADDRESS]]\nDear [[Ann|PERSON]],",
+    )
+    text = record["text"]
+    labeled = [(text[s["start"] : s["end"]], s["label"]) for s in record["spans"]]
+    address = "12 Mill Lane\nLeeds LS6 2QT\nUnited Kingdom"
+    assert labeled == [(address, "ADDRESS"), ("Ann", "PERSON")]

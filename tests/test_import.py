@@ -9,13 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from gen.cli import main
+from gen.core.errors import UsageError
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.export.base import ExportJob
 from gen.export.registry import export_format
 from gen.importing import RecordDefaults
-from gen.importing.run import import_files, read_files
+from gen.importing.run import check_fields, import_files, read_files
 
 TEXT = (
     "Cara Ñusta Müller, la TAC del 3 maggio mostra una frattura 😀; "
@@ -81,11 +82,12 @@ def test_jsonl_gold_import_export_import_gives_the_same_spans(tmp_path):
 
 @pytest.mark.parametrize("scheme", ["io", "bio"])
 def test_conll_import_export_import_gives_the_same_spans(tmp_path, scheme):
-    # The exporter writes sentences without document boundaries: one document per file.
-    _export("conll", _gold_records()[:1], tmp_path / "a", scheme=scheme)
+    # The exporter writes a -DOCSTART- line before each record: one document each.
+    _export("conll", _gold_records(), tmp_path / "a", scheme=scheme)
     conll = tmp_path / "a" / "test.conll"
     first = read_files([conll], "gold", RecordDefaults())
-    (record,) = first
+    record, other = first
+    assert other.text == "Nothing sensitive here ." and not other.spans
     assert "Ñusta Müller" in record.text
     assert [record.text[s.start : s.end] for s in record.spans] == [
         "Ñusta Müller",
@@ -214,3 +216,58 @@ def test_text_files_are_not_gold_and_ids_must_be_unique(tmp_path):
     two = _jsonl(tmp_path / "two.jsonl", [{"id": "x", "text": "b"}])
     with pytest.raises(Exception, match="id 'x' is also in"):
         read_files([one, two], "documents", RecordDefaults())
+
+
+def _import(*args: object):
+    return CliRunner().invoke(main, ["import", *map(str, args)])
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--category", "astrology"], "unknown category 'astrology'; expected one of: health,"),
+        (["--language", "xx"], "no prompts for language 'xx'"),
+    ],
+)
+def test_unknown_categories_and_languages_are_refused_up_front(tmp_path, option, message):
+    (tmp_path / "x.txt").write_text("Some text to label.", encoding="utf-8")
+    run = tmp_path / "run"
+    result = _import(tmp_path / "x.txt", "--run", run, "--as", "documents", *option)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not run.exists()
+
+
+def test_a_record_of_an_unknown_category_is_refused_naming_it(tmp_path):
+    path = _jsonl(tmp_path / "in.jsonl", [{"id": "s", "text": "Stars.", "category": "astrology"}])
+    result = _import(path, "--run", tmp_path / "run", "--as", "documents")
+    assert result.exit_code == 2, result.output
+    assert "in.jsonl: record s: unknown category 'astrology'" in result.output
+
+
+def test_reimporting_a_changed_record_says_so_and_overwrite_replaces_it(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("A letter about nothing.", encoding="utf-8")
+    run = tmp_path / "run"
+    assert _import(path, "--run", run, "--as", "documents").exit_code == 0
+    assert "0 records added" in _import(path, "--run", run, "--as", "documents").output
+    changed = _import(path, "--run", run, "--as", "documents", "--category", "health")
+    assert changed.exit_code == 2, changed.output
+    assert "id 'x' is already in" in changed.output and "another category" in changed.output
+    assert "--overwrite" in changed.output
+    with RecordTable(RunPaths(run).labeled) as labeled:
+        labeled.extend(RecordTable(RunPaths(run).documents).read())
+    path.write_text("A letter about her asthma.", encoding="utf-8")
+    result = _import(path, "--run", run, "--as", "documents", "--category", "health", "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert "1 replaced" in result.output
+    assert "1 replaced documents are labeled in their old version" in result.stderr
+    (record,) = RecordTable(RunPaths(run).documents).read()
+    assert (record.text, record.category) == ("A letter about her asthma.", "health")
+
+
+def test_a_text_file_of_an_unknown_language_is_named(tmp_path):
+    (tmp_path / "x.txt").write_text("Texte.", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"^x\.txt: record x: no prompts for language 'xx'"):
+        check_fields(read_files([tmp_path / "x.txt"], "documents", RecordDefaults(language="xx")),
+                     "documents", RecordDefaults(), None)  # fmt: skip

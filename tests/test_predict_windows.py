@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gen.core.records import Span, check_spans
+from gen.core.records import Record, Span, check_spans
+from gen.predict.run import predict_records
 from gen.predict.windows import Window, merge_windows, resolve_overlaps, word_windows
 from gen.text.words import word_spans
 
@@ -84,3 +87,41 @@ def test_overlapping_labels_keep_the_higher_score_and_same_labels_join():
         Span(0, 15, "A", "model", score=0.9),
         Span(30, 40, "B", "model", score=0.5),
     ]
+
+
+class FixedDetector:
+    """Returns the spans it was given, whatever the text: a model's raw offsets."""
+
+    labels: ClassVar[list[str]] = ["PERSON", "LOCATION"]
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = spans
+
+    def predict(self, texts):
+        return [list(self.spans) for _ in texts]
+
+
+def test_predicted_spans_cover_whole_words_and_no_whitespace():
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one grapheme cluster
+    text = f"Flag \U0001f1ee\U0001f1f9 of {family} at 5SY\n\nEnd"
+    flag = text.index("\U0001f1ee")
+    joiner = text.index("\u200d\U0001f467")
+    code = text.index("5SY")
+    spans = [
+        Span(flag + 1, flag + 2, "LOCATION", "model"),  # the second half of the flag
+        Span(joiner, joiner + 2, "PERSON", "model"),  # a lone "\u200d👧"
+        Span(code, code + 5, "LOCATION", "model", score=0.9),  # "5SY\n\n"
+    ]
+    record = Record("r", text, "other", "note", "en", "import")
+    (out,) = predict_records(FixedDetector(spans), [record])
+    assert [text[s.start : s.end] for s in out.spans] == ["\U0001f1ee\U0001f1f9", family, "5SY"]
+    assert out.spans[2].score == 0.9
+
+
+def test_spans_snapped_onto_one_word_do_not_overlap():
+    text = "Anna Rossi lives here."
+    spans = [Span(0, 2, "PERSON", "model", score=0.4), Span(2, 7, "LOCATION", "model", score=0.8)]
+    record = Record("r", text, "other", "note", "en", "import")
+    (out,) = predict_records(FixedDetector(spans), [record])
+    assert [(text[s.start : s.end], s.label) for s in out.spans] == [("Anna Rossi", "LOCATION")]
+    check_spans(text, out.spans)

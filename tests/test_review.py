@@ -12,7 +12,7 @@ from review_data import CJK, EMOJI, make_run, records, region
 
 from gen.cli import main
 from gen.core.errors import ConfigError
-from gen.core.records import Record, Span
+from gen.core.records import Record, Span, check_gold_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.review.config import LabelTarget, label_target, labeling_config, review_labels
@@ -113,6 +113,14 @@ def test_gold_is_reanchored_and_every_reviewer_is_kept() -> None:
     preferred = review_tasks(tasks, runs, users=users, prefer="ann@example.org").gold[0]
     assert [EMOJI[s.start : s.end] for s in preferred.spans] == ["Anna Rossi", "diabetes"]
     assert review_tasks(tasks, runs, prefer="earliest").gold[0].meta["annotator"] == "user 1"
+
+
+def test_a_selection_that_took_in_spaces_becomes_a_gold_span_on_the_words() -> None:
+    emoji, _ = records()
+    tasks = [exported(emoji, 1, annotation(1, "t", region(EMOJI, " Anna Rossi ", "PERSON")))]
+    (gold,) = review_tasks(tasks, {emoji.id: emoji}).gold
+    assert [EMOJI[s.start : s.end] for s in gold.spans] == ["Anna Rossi"]
+    check_gold_spans(gold.text, gold.spans)
 
 
 def test_tasks_that_cannot_be_gold_are_refused_with_their_reason() -> None:

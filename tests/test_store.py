@@ -14,11 +14,13 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from gen.core.errors import CorruptFileError, InvalidSpanError, StorageError, TableBusyError
 from gen.core.journal import BAD_LINES, JOURNAL
-from gen.core.records import Record, Span
+from gen.core.records import RECORD_SCHEMA, Record, Span
 from gen.core.shards import Shard
 from gen.core.store import RecordTable
 
@@ -102,6 +104,8 @@ def test_invalid_spans_are_refused_before_writing(tmp_path: Path) -> None:
         table.append(record(1, spans=[Span(5, 500, "health")]))
     with pytest.raises(InvalidSpanError, match="whitespace"):
         table.append(record(2, spans=[Span(4, 5, "health")]))
+    with pytest.raises(InvalidSpanError, match="the label must be a name without spaces"):
+        table.append(record(5, spans=[Span(0, 4, " health")]))
     with pytest.raises(InvalidSpanError, match="overlap"):
         table.append(
             record(
@@ -277,3 +281,14 @@ def test_the_parts_of_a_table_read_as_one(tmp_path: Path) -> None:
     assert RecordTable(folder).ids() == {"r0007"}
     assert RecordTable(folder).part_folders() == [folder]
     assert list(pd.read_parquet(folder)["id"]) == ["r0007"]
+
+
+def test_a_part_with_a_span_without_its_label_names_the_row(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    RecordTable(folder).replace([record(1), record(2, spans=[Span(0, 4, "health")])])
+    (part,) = RecordTable(folder).part_paths()
+    rows = pq.read_table(part).to_pylist()
+    rows[1]["spans"][0]["label"] = None
+    pq.write_table(pa.Table.from_pylist(rows, schema=RECORD_SCHEMA), part)
+    with pytest.raises(CorruptFileError, match=r"records: row 2: spans\.label is missing"):
+        RecordTable(folder).read()

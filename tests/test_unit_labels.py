@@ -140,6 +140,31 @@ def test_scored_answers_ask_one_question_per_unit_and_keep_the_probability() -> 
     assert len(prefixes) == 1
 
 
+def test_document_context_comes_once_before_each_unit_and_is_shared_by_its_units() -> None:
+    backend = ScoringBackend(confidence=0.8)
+    outcome = labeler(backend, context="document").label(document("d1", HEALTH_TEXT, "health"))
+    assert [HEALTH_TEXT[s.start : s.end] for s in outcome.spans] == [
+        "Mario Rossi has had type 2 diabetes since 2015",
+        "He takes insulin every morning",
+    ]
+    prompts = [prompt for prompt, _ in backend.scored]
+    assert all(prompt.count(HEALTH_TEXT) == 1 for prompt in prompts)
+    assert all(p.index(HEALTH_TEXT) < p.rindex("Passage: ") for p in prompts)
+    # the units of one document share everything up to their own passage
+    assert len({p[: p.rindex("Passage: ")] for p in prompts}) == 1
+    other = labeler(ScoringBackend(), context="document")
+    other.label(document("d2", JUDICIAL_TEXT, "judicial"))
+    assert JUDICIAL_TEXT in other.backend.scored[0][0]
+
+
+def test_document_context_needs_its_template() -> None:
+    pack = load_language_pack("en")
+    texts = UnitPrompts(pack, load_labeling(pack, needed=("sentences",)), "own")
+    texts.config = texts.config.model_copy(update={"unit_document_instruction": None})
+    with pytest.raises(UsageError, match=r"--context document needs sentences\.unit_document_"):
+        texts.unit_parts("health", "unit", "document")
+
+
 def test_scored_all_categories_and_min_score() -> None:
     backend = ScoringBackend(confidence=0.6)
     mixed = document("d1", MIXED_TEXT, "other")

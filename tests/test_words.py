@@ -141,7 +141,7 @@ def test_conll_never_writes_a_mark_as_a_word() -> None:
     record = Record("r", text, "health", "email", "en", "gold",
                     [Span(0, text.index(" "), "PERSON")])  # fmt: skip
     lines = conll_lines(ExportJob({"train": [record]}, Path(), TaggingSettings("bio")), record)
-    assert lines[:2] == [f"{nfd('José')}\tB-PERSON", f"{nfd('Nuñez')}\tO"]
+    assert lines[:4] == ["-DOCSTART-\tO", "", f"{nfd('José')}\tB-PERSON", f"{nfd('Nuñez')}\tO"]
     assert all(not unicodedata.category(line[0]).startswith("M") for line in lines if line)
 
 
@@ -189,3 +189,10 @@ def test_word_starts_puts_labels_on_first_sub_tokens() -> None:
     # a token over "北京" starts 北; 京 has no token of its own
     assert word_starts(words, [(17, 19)]) == [2]
     assert word_starts(words, [(0, 9), (0, 9)]) == [0, None]
+
+
+def test_a_mark_that_joins_nothing_is_left_out_in_either_normalization() -> None:
+    """U+109A is a mark by category but joins no cluster: left out like any mark with
+    nothing to sit on, after a precomposed letter and after a decomposed one alike."""
+    assert word_spans("\u00c0\u109a") == [(0, 1)]
+    assert word_spans("A\u0300\u109a") == [(0, 2)]

@@ -8,11 +8,13 @@ prefix for free.
 Every call into the engine runs on one dedicated thread: llama.cpp's OpenMP
 build keeps a thread team per calling thread, and alternating callers (the
 main thread, then a worker pool) halves its speed on small machines.
+
+The engine's threads are set before each request from `gen.backends.cpu_share`:
+the cores divided among the gen model processes of the machine (or `--threads`).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +24,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from gen.backends import cpu_share
 from gen.backends.base import (
     Capabilities,
     ChatTemplate,
@@ -42,6 +45,15 @@ class LlamaCppOptions(LocalModelOptions):
     n_gpu_layers: int = field(
         default=0,
         metadata=cli("--n-gpu-layers", "Layers to offload to the GPU (llama.cpp; -1 = all)."),
+    )
+    threads: int | None = field(
+        default=None,
+        metadata=cli(
+            "--threads",
+            "CPU threads of llama.cpp (default: the cores divided among the gen model "
+            "processes running on this machine, re-counted before each request).",
+            min=1,
+        ),
     )
 
 
@@ -70,7 +82,7 @@ class LlamaCppBackend:
         *,
         n_ctx: int = 4096,
         n_gpu_layers: int = 0,
-        n_threads: int | None = None,
+        threads: int | None = None,
     ) -> None:
         model_path = Path(model_path)
         if model_path.is_dir():
@@ -87,16 +99,21 @@ class LlamaCppBackend:
         except ImportError as exc:  # pragma: no cover - a broken install
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
         self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
+        self.cores = cpu_share.CoreShare(fixed=threads)
+        self.cores.register(cpu_share.command_line())
+        self._threads = self.cores.threads()
         try:
             self._llama = self.on_engine_thread(
                 Llama,
                 model_path=str(model_path),
                 n_ctx=n_ctx,
                 n_gpu_layers=n_gpu_layers,
-                n_threads=n_threads or os.cpu_count(),
+                n_threads=self._threads,
+                n_threads_batch=self._threads,
                 verbose=False,
             )
         except (ValueError, RuntimeError) as exc:
+            self.cores.close()
             raise ModelError(
                 f"llama.cpp cannot load {model_path}: {exc}; is it a GGUF file?"
             ) from None
@@ -121,8 +138,22 @@ class LlamaCppBackend:
 
     def on_engine_thread(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `function` on the thread that makes every llama.cpp call of this process's
-        backend (also for a second engine measured beside it, see `gen bench`)."""
-        return self._engine.submit(function, *args, **kwargs).result()
+        backend (also for a second engine measured beside it, see `gen bench`), with the
+        threads this process may use now."""
+        return self._engine.submit(self._with_threads, function, *args, **kwargs).result()
+
+    def _with_threads(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        threads = self.cores.threads()
+        if threads != self._threads and hasattr(self, "_llama"):
+            from llama_cpp import llama_set_n_threads
+
+            llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
+            self._threads = threads
+        return function(*args, **kwargs)
+
+    def close(self) -> None:
+        """Leave the machine's cores to the other model processes."""
+        self.cores.close()
 
     def generate(self, request: GenerationRequest) -> Completion:
         return self.on_engine_thread(self._generate, request)
@@ -189,6 +220,7 @@ class LlamaCppBackend:
             "model_path": str(self.model_path),
             "n_ctx": self.n_ctx,
             "n_gpu_layers": self.n_gpu_layers,
+            "threads": self._threads,
         }
 
 
@@ -207,7 +239,8 @@ class RawLlamaCpp:
             model_path=str(backend.model_path),
             n_ctx=backend.n_ctx,
             n_gpu_layers=backend.n_gpu_layers,
-            n_threads=os.cpu_count(),
+            n_threads=backend.cores.threads(),
+            n_threads_batch=backend.cores.threads(),
             verbose=False,
         )
 
@@ -238,7 +271,10 @@ class RawLlamaCpp:
 
 def create(options: LlamaCppOptions) -> LlamaCppBackend:
     return LlamaCppBackend(
-        options.model_path(), n_ctx=options.n_ctx, n_gpu_layers=options.n_gpu_layers
+        options.model_path(),
+        n_ctx=options.n_ctx,
+        n_gpu_layers=options.n_gpu_layers,
+        threads=options.threads,
     )
 
 

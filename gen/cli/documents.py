@@ -133,6 +133,9 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
             f"{summary.ctx_truncated} documents were cut by the context window (--ctx) and are "
             "flagged ctx_truncated"
         )
+    flagged = ", ".join(f"{flag} {count}" for flag, count in summary.flagged.most_common())
+    if flagged:
+        click.echo(f"flagged (kept; gen build --exclude-flagged leaves them out): {flagged}")
 
 
 @click.command()

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from gen.cli.options import language_option, run_option
+from gen.cli.options import language_option, prompts_option, run_option
+from gen.core.errors import warn
 from gen.importing import READERS, RecordDefaults
 from gen.importing.run import TARGETS, import_files
 
@@ -36,6 +37,13 @@ from gen.importing.run import TARGETS, import_files
 )
 @click.option("--doc-type", default="imported", show_default=True)
 @language_option
+@prompts_option
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace stored records whose id comes again with another text or other fields "
+    "(without it, such an import is refused).",
+)
 def import_command(
     files: tuple[Path, ...],
     run_dir: Path,
@@ -44,15 +52,27 @@ def import_command(
     category: str,
     doc_type: str,
     language: str,
+    prompts_dir: Path | None,
+    overwrite: bool,
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
 
     FILE... are plain text, JSONL records, CoNLL (IO/BIO) or spaCy DocBin files; folders
-    are read recursively; every span is validated before anything is written."""
+    are read recursively; every span, category and language is validated before anything
+    is written."""
     defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
-    report = import_files(run_dir, files, target, defaults, format_name)
+    report = import_files(
+        run_dir, files, target, defaults, format_name, prompts_dir=prompts_dir, overwrite=overwrite
+    )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
+    replaced = f", {report.replaced} replaced" if report.replaced else ""
     click.echo(
-        f"{report.added} records added to {report.table} "
+        f"{report.added} records added{replaced} to {report.table} "
         f"({report.already_present} already there); spans: {spans}"
     )
+    if report.labeled_before:
+        warn(
+            f"{len(report.labeled_before)} replaced documents are labeled in their old version "
+            f"in {run_dir / 'labeled'} (e.g. {report.labeled_before[0]}): relabel with "
+            "gen label --overwrite"
+        )

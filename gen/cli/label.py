@@ -23,7 +23,13 @@ from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.text.units import UNITS
-from labeling.options import ANSWER_MODES, CATEGORY_MODES, DEFAULT_UNIT, LabelOptions
+from labeling.options import (
+    ANSWER_MODES,
+    CATEGORY_MODES,
+    CONTEXT_MODES,
+    DEFAULT_UNIT,
+    LabelOptions,
+)
 from labeling.run import STAGE, LabelSummary, require_documents, run
 
 
@@ -112,6 +118,14 @@ def _strategy_help() -> str:
     "the model writes the labels; auto: scored where the backend can.",
 )
 @click.option(
+    "--context",
+    type=click.Choice(CONTEXT_MODES),
+    default="unit",
+    show_default=True,
+    help="Scored answers: the model reads each unit alone, or the whole document before it "
+    "(read once per document; the units' prompts share it).",
+)
+@click.option(
     "--min-score",
     type=click.FloatRange(0.0, 1.0),
     default=0.0,
@@ -139,6 +153,7 @@ def label(
     unit: str,
     categories: str,
     answers: str,
+    context: str,
     min_score: float,
     seed: int,
     prompts_dir: Path | None,
@@ -162,6 +177,7 @@ def label(
         unit=unit,
         categories=categories,
         answers=answers,
+        context=context,
         min_score=min_score,
         prompts_dir=prompts_dir,
         shard=shard,

@@ -51,12 +51,14 @@ def _check_regexes(phrases: tuple[str, ...]) -> tuple[str, ...]:
 class Chatter(StrictModel):
     """How the model talks around a document in this language: phrases (regular expressions,
     case-insensitive) that open a preamble line or a closing remark, removed before the checks
-    (see gen.generate.postprocess)."""
+    (see gen.generate.postprocess), and phrases of a refusal to write the document, which
+    reject it wherever they stand (reason `refusal`)."""
 
     preamble: tuple[Annotated[str, Field(min_length=1)], ...] = ()
     closing: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    refusal: tuple[Annotated[str, Field(min_length=1)], ...] = ()
 
-    @field_validator("preamble", "closing")
+    @field_validator("preamble", "closing", "refusal")
     @classmethod
     def _valid_regexes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return _check_regexes(value)

@@ -19,6 +19,7 @@ from gen.core.errors import ConfigError, UsageError
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.placeholders import check_placeholders
+from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
 
 
@@ -31,6 +32,14 @@ class CategoryInfo(StrictModel):
     label: str
     sensitive: bool
     description: str = ""
+
+    @field_validator("label")
+    @classmethod
+    def _label_is_a_name(cls, value: str) -> str:
+        problem = label_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class Categories(StrictModel):
@@ -107,10 +116,7 @@ class LanguagePack:
     def __init__(self, root: Path, code: str, categories: Categories, formats: Formats):
         folder = root / code
         if not folder.is_dir():
-            available = sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
-            raise UsageError(
-                f"no prompts for language {code!r} in {root}; available: {', '.join(available)}"
-            )
+            raise _unknown_language(root, code)
         self.root = root
         self.code = code
         self.folder = folder
@@ -171,6 +177,20 @@ def _prompts_root(prompts_dir: Path | None) -> Path:
     if not root.is_dir():
         raise UsageError(f"prompts folder {root} does not exist")
     return root
+
+
+def _unknown_language(root: Path, code: str) -> UsageError:
+    available = sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
+    return UsageError(
+        f"no prompts for language {code!r} in {root}; available: {', '.join(available)}"
+    )
+
+
+def check_language(code: str, prompts_dir: Path | None = None) -> None:
+    """Fail unless `prompts_dir` has a pack for language `code` (without loading it)."""
+    root = _prompts_root(prompts_dir)
+    if not code or not (root / code / "language.yaml").is_file():
+        raise _unknown_language(root, code)
 
 
 def load_categories(prompts_dir: Path | None = None) -> Categories:

@@ -3,7 +3,8 @@ export): JSONL or Parquet files, or a record table folder, with every row valida
 
 Nothing is coerced: an offset of 12.7 is an error, not 12; a misspelled key (`span`) is an
 error, not "no spans"; every message names the file, the line and the key. A UTF-8 byte
-order mark is accepted, as editors on Windows write one.
+order mark is accepted, as editors on Windows write one. JSONL lines end at "\n" (a "\r"
+before it is JSON whitespace), never at the other line breaks Unicode knows.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gen.core.errors import GenError, UsageError
-from gen.core.records import Record, row_problem
+from gen.core.errors import GenError, InvalidSpanError, UsageError
+from gen.core.records import Record, check_gold_spans
+from gen.core.rows import row_problem
 from gen.core.store import RecordTable
 
 #: What a short, hand-written line needs; the other columns default to these.
@@ -28,18 +30,24 @@ EXPECTED = (
 )
 
 
-def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold") -> list[Record]:
+def read_record_file(
+    path: Path, role: str = "file", *, span_source: str = "gold", gold: bool = False
+) -> list[Record]:
     """The records of `path`, or one UsageError saying `role` (e.g. "PRED file"), the file,
-    the line and what is wrong. Spans that name no source get `span_source`."""
+    the line and what is wrong. Spans that name no source get `span_source`; `gold` spans
+    must also follow the labeling guideline (`check_gold_spans`)."""
     path = Path(path)
     where = f"{role} {path}"
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
         try:
-            return RecordTable(path).read()
+            records = RecordTable(path).read()
+            for record in records if gold else ():
+                check_gold_spans(record.text, record.spans, record_id=record.id)
         except GenError as exc:
             raise UsageError(f"{where}: {exc}") from None
+        return records
     if path.suffix == ".jsonl":
         rows = _jsonl_rows(path, where)
     else:
@@ -51,14 +59,35 @@ def read_record_file(path: Path, role: str = "file", *, span_source: str = "gold
             ) from None
     line = "line" if path.suffix == ".jsonl" else "row"
     records = []
+    numbers: dict[str, list[int]] = {}
     for number, row in rows:
         if isinstance(row, dict):
             row = _with_defaults(row, span_source)
         problem = row_problem(row, SHORT_FORM_REQUIRED)
+        record = None if problem else Record.from_row(row)
+        if record is not None and gold:
+            try:
+                check_gold_spans(record.text, record.spans, record_id=record.id)
+            except InvalidSpanError as exc:
+                problem = str(exc)
         if problem:
             raise UsageError(f"{where} {line} {number}: {problem}")
-        records.append(Record.from_row(row))
+        records.append(record)
+        numbers.setdefault(row["id"], []).append(number)
+    _refuse_repeated_ids(numbers, where, line)
     return records
+
+
+def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -> None:
+    """Records are matched and stored by id: a repeated one would be scored, predicted or
+    imported twice (or once, silently), so it is refused with where it occurs."""
+    repeated = {record_id: found for record_id, found in numbers.items() if len(found) > 1}
+    if not repeated:
+        return
+    record_id, found = next(iter(repeated.items()))
+    places = ", ".join(map(str, found[:-1])) + f" and {found[-1]}"
+    more = f" ({len(repeated) - 1} more ids repeat)" if len(repeated) > 1 else ""
+    raise UsageError(f"{where}: id {record_id!r} is on {line}s {places}{more}; ids must be unique")
 
 
 def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
@@ -71,7 +100,9 @@ def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
     except OSError as exc:
         raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: `str.splitlines` would also cut at U+2028, U+2029 and U+0085,
+    # which JSON strings may hold as they are (and gen writes them so).
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -91,4 +122,5 @@ def _with_defaults(row: dict[str, Any], span_source: str) -> dict[str, Any]:
             for span in spans
         ]
         row = {**row, "spans": spans}
-    return {**SHORT_FORM_DEFAULTS, **{k: v for k, v in row.items() if v is not None}}
+    given = {k: v for k, v in row.items() if v is not None or k not in SHORT_FORM_DEFAULTS}
+    return {**SHORT_FORM_DEFAULTS, **given}

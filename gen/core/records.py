@@ -174,11 +174,24 @@ def table_to_records(table: pa.Table) -> list[Record]:
     return [Record.from_row(row) for row in table.to_pylist()]
 
 
+def label_problem(label: str) -> str | None:
+    """Why `label` is no span label (labels are names: CoNLL columns, BIO tags, spaCy
+    entity labels and file names are made of them), or None."""
+    if not label or any(char.isspace() for char in label):
+        return f"must be a name without spaces, got {label!r}"
+    return None
+
+
 def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> None:
-    """Raise InvalidSpanError unless every span is inside `text`, not blank, and
-    no two spans of the same source overlap. Called wherever spans are written."""
+    """Raise InvalidSpanError unless every span is inside `text`, not blank, labeled with a
+    name, and no two spans of the same source overlap. Called wherever spans are written."""
     by_source: dict[str, list[Span]] = {}
     for span in spans:
+        problem = label_problem(span.label)
+        if problem:
+            raise InvalidSpanError(
+                f"record {record_id}: span {span.start}-{span.end}: the label {problem}"
+            )
         if span.start == span.end:
             raise InvalidSpanError(
                 f"record {record_id}: span {span.start}-{span.end} ({span.label}) is empty"
@@ -209,6 +222,26 @@ def check_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> No
             )
 
 
+def check_gold_spans(text: str, spans: Sequence[Span], *, record_id: str = "?") -> None:
+    """`check_spans`, and what the labeling guideline asks of gold (docs/gold.md): no span
+    starts or ends with whitespace, and no two spans overlap, whatever their source."""
+    check_spans(text, spans, record_id=record_id)
+    for span in spans:
+        for edge, char in (("starts", text[span.start]), ("ends", text[span.end - 1])):
+            if char.isspace():
+                raise InvalidSpanError(
+                    f"record {record_id}: span {span.start}-{span.end} ({span.label}) {edge} "
+                    "with whitespace; a gold span starts and ends on a word"
+                )
+    pair = overlapping_pair(spans)
+    if pair:
+        left, right = pair
+        raise InvalidSpanError(
+            f"record {record_id}: spans {left.start}-{left.end} ({left.label}) and "
+            f"{right.start}-{right.end} ({right.label}) overlap; gold spans never overlap"
+        )
+
+
 def overlapping_pair(spans: Iterable[Span]) -> tuple[Span, Span] | None:
     """The first two spans, in text order, that share a character; None if none do."""
     ordered = sorted(spans, key=lambda s: (s.start, s.end))
@@ -221,67 +254,3 @@ def overlapping_pair(spans: Iterable[Span]) -> tuple[Span, Span] | None:
 
 #: Columns every record row has; the others may be left out (null).
 REQUIRED_COLUMNS = ("id", "text", "category", "doc_type", "language", "source")
-_REQUIRED_SPAN_KEYS = ("start", "end", "label")
-_ROW_TYPE = pa.struct(list(RECORD_SCHEMA))
-
-
-def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | None:
-    """What makes `row`, read from outside (a journal line, a user's JSONL or Parquet
-    file), no valid record row, or None: unknown keys, missing ones, wrong types and
-    non-integer offsets are named with their path (`spans.0.start`), never coerced;
-    spans are checked (check_spans)."""
-    if not isinstance(row, dict):
-        return f"expected an object with {', '.join(required)}, got {_kind(row)}"
-    missing = [name for name in required if row.get(name) is None]
-    if missing:
-        return f"{missing[0]}: required key is missing"
-    problem = _type_problem(row, _ROW_TYPE)
-    if problem:
-        return problem
-    for index, span in enumerate(row.get("spans") or []):
-        absent = [key for key in _REQUIRED_SPAN_KEYS if span.get(key) is None]
-        if absent:
-            return f"spans.{index}.{absent[0]}: required key is missing"
-    try:
-        check_spans(row["text"], Record.from_row(row).spans, record_id=row["id"])
-    except InvalidSpanError as exc:
-        return str(exc)
-    except ValueError as exc:  # meta that is not the JSON text of an object
-        return f"meta: {exc}"
-    return None
-
-
-def _kind(value: Any) -> str:
-    return f"{type(value).__name__} {json.dumps(value, default=str)[:40]}"
-
-
-def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> str | None:
-    """The first place where `value` does not have the Arrow type `kind` (None fits all)."""
-    where = ".".join(path)
-    if value is None:
-        return None
-    if pa.types.is_struct(kind):
-        if not isinstance(value, dict):
-            return f"{where}: expected an object, got {_kind(value)}"
-        names = [child.name for child in kind]
-        unknown = sorted(set(value) - set(names))
-        if unknown:
-            key = ".".join((*path, str(unknown[0])))
-            return f"{key}: unknown key (expected some of {', '.join(names)})"
-        problems = (_type_problem(value.get(c.name), c.type, (*path, c.name)) for c in kind)
-        return next((problem for problem in problems if problem), None)
-    if pa.types.is_list(kind):
-        if not isinstance(value, list):
-            return f"{where}: expected a list, got {_kind(value)}"
-        problems = (
-            _type_problem(item, kind.value_type, (*path, str(i))) for i, item in enumerate(value)
-        )
-        return next((problem for problem in problems if problem), None)
-    if pa.types.is_string(kind):
-        expected, fits = "a string", isinstance(value, str)
-    elif pa.types.is_integer(kind):
-        expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
-    else:
-        expected = "a number"
-        fits = isinstance(value, int | float) and not isinstance(value, bool)
-    return None if fits else f"{where}: expected {expected}, got {_kind(value)}"

@@ -32,7 +32,8 @@ from gen.core.errors import CorruptFileError
 from gen.core.files import storage_error, write_table_atomic
 from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
 from gen.core.locks import LOCK, FileLock, lock_part
-from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table, row_problem
+from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table
+from gen.core.rows import row_problem, table_problem
 from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
@@ -40,14 +41,25 @@ WHOLE_TABLE_FILE = "part-00000.parquet"
 
 
 def _read_parquet(path: Path) -> pa.Table:
+    """The records of one part file, or one line naming it: unreadable, or not a table of
+    records (read with the record schema, a foreign file would give rows of nulls)."""
     try:
-        return pq.read_table(path, schema=RECORD_SCHEMA)
+        columns = pq.read_schema(path).names
+        table = pq.read_table(path, schema=RECORD_SCHEMA)
     except (OSError, pa.ArrowException) as exc:
         raise CorruptFileError(
             f"{path} is not a readable Parquet file of records ({str(exc).splitlines()[0]}); "
             "it was damaged outside gen: move it out of the run folder and re-run (the stage "
             "then makes its records again)"
         ) from None
+    problem = table_problem(table, columns)
+    if problem:
+        raise CorruptFileError(
+            f"{path} is not a Parquet file of records: {problem}; it was written outside gen: "
+            "move it out of the folder (or give it the record schema, gen.core.records) and "
+            "re-run"
+        )
+    return table
 
 
 class RecordTable:

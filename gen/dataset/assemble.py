@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.files import write_json_atomic
-from gen.core.records import Record
+from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
@@ -92,18 +92,32 @@ def assign_groups(records: Sequence[Record], similar: Sequence[tuple[int, int]])
 
 
 def _rejected(record: Record, reason: str, detail: str = "") -> Record:
-    return replace(record, meta={**record.meta, "reason": reason, "detail": detail})
+    """`record` kept with why it was refused. Spans that do not fit its text (a table written
+    outside gen) move to `meta.spans` as they were, since a table only holds valid spans."""
+    meta = {**record.meta, "reason": reason, "detail": detail}
+    try:
+        check_spans(record.text, record.spans, record_id=record.id)
+    except InvalidSpanError:
+        meta["spans"] = [span.to_dict() for span in record.spans]
+        return replace(record, spans=[], meta=meta)
+    return replace(record, meta=meta)
 
 
 def prepare(
     records: Sequence[Record], options: BuildOptions, dropped: Counter[str]
 ) -> tuple[list[Record], list[Record]]:
-    """(records with their final spans, records refused): flagged or left with invalid spans."""
+    """(records with their final spans, records refused): flagged, or with invalid spans as
+    read (checked before relabeling and cleaning can move them) or after."""
     kept: list[Record] = []
     rejected: list[Record] = []
     for record in records:
         if options.exclude_flagged and record.flags:
             rejected.append(_rejected(record, "flagged", ",".join(record.flags)))
+            continue
+        try:
+            check_spans(record.text, record.spans, record_id=record.id)
+        except InvalidSpanError as exc:
+            rejected.append(_rejected(record, "invalid_span", str(exc)))
             continue
         record = replace(record, spans=relabel(record.spans, options, dropped))
         if options.clean:
@@ -202,7 +216,9 @@ def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
     report.inputs_found = [name for name, records in loaded.items() if records]
     report.inputs_missing = [name for name, records in loaded.items() if not records]
     report.read = {name: len(records) for name, records in loaded.items()}
-    RecordTable(paths.dataset).replace(dataset)
+    # The rejects first: a build that fails to write them leaves the dataset and its
+    # manifest as they were; the manifest last, once the dataset it describes is in place.
     RecordTable(paths.rejects("build")).replace(rejected)
+    RecordTable(paths.dataset).replace(dataset)
     write_json_atomic(paths.manifest("build"), asdict(report))
     return report

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gen.core.errors import GenError, UsageError
 from gen.core.record_files import read_record_file
-from gen.core.records import Record, Span, check_spans
+from gen.core.records import Record, Span, check_gold_spans, check_spans
 from gen.text.nfc import move_range, same_text
 
 #: Source of predicted spans that name none (so `--by source` never calls them gold).
@@ -36,7 +36,7 @@ class DocumentPair:
 
 def read_gold_and_pred(gold_path: Path, pred_path: Path) -> tuple[list[Record], list[Record]]:
     """Both files' records; every row validated, messages naming GOLD or PRED and the file."""
-    gold = read_record_file(gold_path, "GOLD file")
+    gold = read_record_file(gold_path, "GOLD file", gold=True)
     pred = read_record_file(pred_path, "PRED file", span_source=PRED_SOURCE)
     return gold, pred
 
@@ -89,8 +89,10 @@ def pair_records(gold: Sequence[Record], pred: Sequence[Record]) -> list[Documen
 
 
 def _checked_spans(record: Record, role: str) -> list[Span]:
+    """Valid spans; GOLD ones also as the labeling guideline asks (`check_gold_spans`)."""
+    check = check_gold_spans if role == "GOLD" else check_spans
     try:
-        check_spans(record.text, record.spans, record_id=record.id)
+        check(record.text, record.spans, record_id=record.id)
     except GenError as exc:
         raise UsageError(f"{role}: {exc}") from None
     return record.spans

@@ -192,6 +192,7 @@ class DocumentCall:
             summary.accepted += 1
             summary.new_accepted += 1
             summary.ctx_truncated += answer.ctx_truncated
+            summary.flagged.update(judgement.record.flags)
             bar.advance(1)
         bar.update(
             tok_s=f"{summary.tokens_per_second:.1f}", rejected=sum(summary.rejected.values())
@@ -217,6 +218,7 @@ class DocumentCall:
             "new_documents": summary.new_accepted,
             "rejected": dict(summary.rejected),
             "ctx_truncated": summary.ctx_truncated,
+            "flagged": dict(summary.flagged),
             "completion_tokens": summary.completion_tokens,
             "generation_seconds": round(summary.generation_seconds, 2),
             "wall_seconds": round(summary.wall_seconds, 2),

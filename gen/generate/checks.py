@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
+from gen.core.pack_generation import Chatter
+
 #: Below this length the language guess is too unreliable to reject on.
 _MIN_CHARS_FOR_LANGUAGE = 120
 _MIN_LANGUAGE_CONFIDENCE = 0.95
@@ -63,12 +65,28 @@ class Rejection(NamedTuple):
     detail: str = ""
 
 
+@lru_cache(maxsize=16)
+def _refusal_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{phrase})" for phrase in phrases), re.IGNORECASE)
+
+
+def refusal(text: str, chatter: Chatter) -> str | None:
+    """The refusal phrase the writer used instead of (or inside) the document, if any."""
+    if not chatter.refusal:
+        return None
+    match = _refusal_pattern(chatter.refusal).search(text)
+    return match.group() if match else None
+
+
 def rejection(
-    text: str, *, language: str, min_chars: int, duplicates: DuplicateIndex
+    text: str, *, language: str, min_chars: int, duplicates: DuplicateIndex, chatter: Chatter
 ) -> Rejection | None:
     """Why `text` cannot be accepted, or None when it passes every check."""
     if not text.strip():
         return Rejection("empty")
+    refused = refusal(text, chatter)
+    if refused:
+        return Rejection("refusal", refused)
     if len(text) < min_chars:
         return Rejection("too_short", f"{len(text)} characters, min_chars {min_chars}")
     if len(text) >= _MIN_CHARS_FOR_LANGUAGE:

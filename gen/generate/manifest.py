@@ -1,11 +1,11 @@
 """The documents manifest: per plan, one entry for every call, appended.
 
 `RUN/manifests/documents.json` (one file per shard of a split plan) holds, for each
-plan, its spec, the current count of accepted documents, rejects and ctx-truncated
-documents summed over the calls, and `runs`: the calls in order, each with its
-settings, backend and counts. An entry is never changed once written, so the settings
-each document was made with stay known (a document's `meta.run` names its entry),
-however often the plan is resumed.
+plan, its spec, the current count of accepted documents, rejects by reason and accepted
+documents by flag (ctx-truncated ones also on their own) summed over the calls, and
+`runs`: the calls in order, each with its settings, backend and counts. An entry is never
+changed once written, so the settings each document was made with stay known (a
+document's `meta.run` names its entry), however often the plan is resumed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from gen.core.files import read_json_object, write_json_atomic
 from gen.core.shards import Shard
 
 #: Plan-level keys; everything else a plan held before histories existed was one call's.
-_PLAN_KEYS = ("spec", "shard", "accepted", "rejected", "ctx_truncated", "runs")
+_PLAN_KEYS = ("spec", "shard", "accepted", "rejected", "flagged", "ctx_truncated", "runs")
 
 
 def new_run_id() -> str:
@@ -66,11 +66,14 @@ def append_run(
     plan = _with_history(manifest.setdefault("plans", {}).get(plan_key, {}))
     rejected = Counter(plan.get("rejected", {}))
     rejected.update(entry.get("rejected", {}))
+    flagged = Counter(plan.get("flagged", {}))
+    flagged.update(entry.get("flagged", {}))
     plan.update(
         spec=spec,
         shard=str(shard),
         accepted=accepted,
         rejected=dict(rejected),
+        flagged=dict(flagged),
         ctx_truncated=plan.get("ctx_truncated", 0) + entry.get("ctx_truncated", 0),
     )
     plan["runs"].append(entry)

@@ -5,6 +5,11 @@ The words of the chatter are language data (`chatter` in prompts/<lang>/generati
 the shapes are here: a preamble is a first line that opens with a phrase and ends with
 ':', '!' or '.' within 160 characters; a closing remark runs from a line that opens
 with a phrase to the end of the text, and only counts in the text's second half.
+
+Chat-tuned models format documents as markdown (`**Diagnosis:**`, `## History`, `---`);
+real letters and reports have no such marks, so the marks go and their text stays. Slots
+a model left for someone to fill in (`[Recipient's Name]`, `[Inserisci la data]`) are not
+guessed: `template_slots` finds them, and the document is flagged.
 """
 
 from __future__ import annotations
@@ -16,6 +21,14 @@ from functools import lru_cache
 from gen.core.pack_generation import Chatter
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:\n```|\Z)", re.DOTALL)
+#: `**bold**` and `__bold__` around text on one line.
+_BOLD = re.compile(r"(\*\*|__)(?=\S)([^\n]*?\S)\1")
+#: A heading's hashes, or a line that is only a rule (`---`, `***`, `___`).
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)
+_RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*(?:\n|\Z)", re.MULTILINE)
+#: A bracketed gap with at least two letters in a row: `[Your Name]`, `[Insert Date]`;
+#: not a check box (`[x]`, `[ ]`) nor a reference (`[12]`).
+_SLOT = re.compile(r"\[(?=[^\]\n]*[^\W\d_]{2})[^\[\]\n]{2,60}\]")
 _SENTENCE_END = re.compile(r"[.!?…»\")\]](?=\s|$)|\n")
 
 
@@ -72,6 +85,17 @@ def strip_closing(text: str, chatter: Chatter) -> tuple[str, bool]:
     return text[: match.start()], True
 
 
+def strip_markdown(text: str) -> tuple[str, bool]:
+    """Drop bold marks, heading hashes and horizontal rules; keep the words."""
+    cleaned = _RULE.sub("", _HEADING.sub("", _BOLD.sub(r"\2", text)))
+    return cleaned, cleaned != text
+
+
+def template_slots(text: str) -> list[str]:
+    """The bracketed slots the writer left unfilled, in order, each once."""
+    return list(dict.fromkeys(match.group() for match in _SLOT.finditer(text)))
+
+
 def cut_unfinished(text: str) -> tuple[str, bool]:
     """Drop a trailing sentence cut off by the token limit; an answer that is one
     unfinished sentence is kept (and judged by its length), not cut to nothing."""
@@ -98,6 +122,9 @@ def clean_document(
     text, hit = strip_closing(text, chatter)
     if hit:
         removed.append("closing")
+    text, hit = strip_markdown(text)
+    if hit:
+        removed.append("markdown")
     if truncated:
         text, hit = cut_unfinished(text)
         if hit:

@@ -14,8 +14,8 @@ from gen.core.pack_generation import GenerationPrompts
 from gen.core.records import Record
 from gen.generate.checks import DuplicateIndex, Rejection, rejection
 from gen.generate.plan import PlanItem, PlanSpec
-from gen.generate.postprocess import clean_document
-from gen.generate.summary import CTX_TRUNCATED
+from gen.generate.postprocess import clean_document, template_slots
+from gen.generate.summary import CTX_TRUNCATED, UNFILLED_SLOT
 from labeling.strategies.inline import InlineLabels
 
 STAGE = "documents"
@@ -132,11 +132,16 @@ def judge(
         record = inline.written(record)
     if answer.ctx_truncated:
         record.flags.append(CTX_TRUNCATED)
+    slots = template_slots(record.text)
+    if slots:
+        record.flags.append(UNFILLED_SLOT)
+        record.meta["slots"] = slots
     refusal = rejection(
         record.text,
         language=spec.language,
         min_chars=generation.checks.min_chars,
         duplicates=duplicates,
+        chatter=generation.chatter,
     )
     if refusal:
         return Judgement(rejected(record, completion.text, refusal), refusal, len(record.text))

@@ -20,6 +20,9 @@ FAILED = "failed"
 #: Flag of a document the context window cut before the model ended it or reached
 #: --max-tokens (llama.cpp stops at --ctx without an error).
 CTX_TRUNCATED = "ctx_truncated"
+#: Flag of a document with a bracketed slot the writer left for someone to fill in
+#: (`[Recipient's Name]`); the slots are in `meta.slots`.
+UNFILLED_SLOT = "unfilled_slot"
 
 
 @dataclass
@@ -55,6 +58,9 @@ class DocumentsSummary:
     new_accepted: int = 0
     #: Accepted documents of this call that the context window cut (flagged ctx_truncated).
     ctx_truncated: int = 0
+    #: Accepted documents of this call by flag (kept, but distrusted: `gen build
+    #: --exclude-flagged` leaves them out).
+    flagged: Counter[str] = field(default_factory=Counter)
     evidence: dict[str, RejectEvidence] = field(default_factory=dict)
     completion_tokens: int = 0
     generation_seconds: float = 0.0

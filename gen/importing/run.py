@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gen.core.errors import UsageError
-from gen.core.records import Record
+from gen.core.errors import InvalidSpanError, UsageError
+from gen.core.packs import check_language, load_categories
+from gen.core.records import Record, check_gold_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.importing import RecordDefaults, reader_for
@@ -20,7 +21,11 @@ TARGETS = ("documents", "gold")
 class ImportReport:
     table: Path
     added: int = 0
+    #: Stored records of the same id replaced by a changed one (`overwrite`).
+    replaced: int = 0
     already_present: int = 0
+    #: Replaced documents that `RUN/labeled` holds labeled in their old version.
+    labeled_before: list[str] = field(default_factory=list)
     spans: Counter[str] = field(default_factory=Counter)
     by_format: Counter[str] = field(default_factory=Counter)
 
@@ -40,6 +45,11 @@ def read_files(
                 f"{path}: {reader.name} files carry no labels; import them --as documents"
             )
         for record in reader.read(path, defaults):
+            if target == "gold":
+                try:
+                    check_gold_spans(record.text, record.spans, record_id=record.id)
+                except InvalidSpanError as exc:
+                    raise UsageError(f"{path}: {exc}") from None
             if record.id in seen:
                 raise UsageError(f"{path}: id {record.id!r} is also in {seen[record.id]}")
             seen[record.id] = path
@@ -60,25 +70,81 @@ def _expand(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
+#: What makes an imported record another one than the record of its id already stored.
+COMPARED_FIELDS = ("text", "category", "doc_type", "language", "spans")
+
+
+def check_fields(
+    records: Sequence[Record], target: str, defaults: RecordDefaults, prompts_dir: Path | None
+) -> None:
+    """Refuse a category or language the prompts do not know: `gen label` would fail on the
+    document later, and a re-import would find its id taken. The defaults are checked for
+    both targets, each record's own fields for documents (gold is only scored)."""
+    categories = list(load_categories(prompts_dir).categories)
+    checked = [(None, defaults.category, defaults.language)]
+    if target == "documents":
+        checked += [(r, r.category, r.language) for r in records]
+    for record, category, language in checked:
+        where = f"{record.meta.get('imported_from')}: record {record.id}: " if record else ""
+        if category not in categories:
+            raise UsageError(
+                f"{where}unknown category {category!r}; expected one of: {', '.join(categories)}"
+            )
+        try:
+            check_language(language, prompts_dir)
+        except UsageError as exc:
+            raise UsageError(f"{where}{exc}") from None
+
+
+def _changes(stored: Record, record: Record) -> list[str]:
+    return [name for name in COMPARED_FIELDS if getattr(stored, name) != getattr(record, name)]
+
+
 def import_files(
     run: Path,
     paths: Sequence[Path],
     target: str,
     defaults: RecordDefaults | None = None,
     format_name: str | None = None,
+    *,
+    prompts_dir: Path | None = None,
+    overwrite: bool = False,
 ) -> ImportReport:
-    """Add the records of `paths` to `RUN/documents` or `RUN/gold`; ids already there are
-    kept as they are (re-importing a file adds nothing)."""
-    records = read_files(paths, target, defaults or RecordDefaults(), format_name)
+    """Add the records of `paths` to `RUN/documents` or `RUN/gold`. An id already there with
+    the same record adds nothing (re-importing a file is a no-op); with another text or other
+    fields it is refused, or replaced with `overwrite`."""
+    defaults = defaults or RecordDefaults()
+    check_fields([], target, defaults, prompts_dir)
+    records = read_files(paths, target, defaults, format_name)
+    check_fields(records, target, defaults, prompts_dir)
     paths_of = RunPaths(Path(run))
     table_path = paths_of.documents if target == "documents" else paths_of.gold
     report = ImportReport(table=table_path)
-    with RecordTable(table_path) as table:
-        present = table.ids()
-        new = [r for r in records if r.id not in present]
-        table.extend(new)
+    stored = {r.id: r for r in RecordTable(table_path).read()} if table_path.is_dir() else {}
+    changed = {r.id: r for r in records if r.id in stored and _changes(stored[r.id], r)}
+    if changed and not overwrite:
+        first = next(iter(changed.values()))
+        more = f" (and {len(changed) - 1} more changed ids)" if len(changed) > 1 else ""
+        raise UsageError(
+            f"id {first.id!r} is already in {table_path} with another "
+            f"{', '.join(_changes(stored[first.id], first))}{more}; pass --overwrite to "
+            "replace the stored records, or give the new ones other ids"
+        )
+    new = [r for r in records if r.id not in stored]
+    if changed:
+        table = RecordTable(table_path)
+        table.replace([changed.get(record_id, r) for record_id, r in stored.items()] + new)
+    else:
+        with RecordTable(table_path) as table:
+            new = [r for r in new if r.id not in table.ids()]
+            table.extend(new)
     report.added = len(new)
-    report.already_present = len(records) - len(new)
-    report.spans.update(s.label for r in new for s in r.spans)
-    report.by_format.update(str(r.meta.get("imported_from", "")) for r in new)
+    report.replaced = len(changed)
+    report.already_present = len(records) - len(new) - len(changed)
+    imported = new + list(changed.values())
+    report.spans.update(s.label for r in imported for s in r.spans)
+    report.by_format.update(str(r.meta.get("imported_from", "")) for r in imported)
+    if changed and target == "documents" and paths_of.labeled.is_dir():
+        labeled = RecordTable(paths_of.labeled).ids()
+        report.labeled_before = sorted(changed.keys() & labeled)
     return report

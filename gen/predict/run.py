@@ -23,6 +23,8 @@ from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_records
 from gen.predict.detector import Detector
+from gen.predict.windows import resolve_overlaps
+from gen.text.words import snap_to_words
 
 BATCH = 32
 SPLITS = ("train", "dev", "test", "all")
@@ -95,12 +97,14 @@ def read_inputs(path: Path, split: str = "test") -> list[Record]:
 def predict_records(
     detector: Detector, records: Sequence[Record], *, description: str = "predict"
 ) -> list[Record]:
-    """The records with the detector's spans in place of theirs, checked."""
+    """The records with the detector's spans in place of theirs, on whole words (a model's
+    offsets may cut a grapheme cluster or take in a line break: `snap_to_words`), checked."""
     out = []
     with progress(description, len(records)) as bar:
         for start in range(0, len(records), BATCH):
             batch = records[start : start + BATCH]
-            for record, spans in zip(batch, detector.predict([r.text for r in batch]), strict=True):
+            for record, found in zip(batch, detector.predict([r.text for r in batch]), strict=True):
+                spans = resolve_overlaps(snap_to_words(record.text, found))
                 check_spans(record.text, spans, record_id=record.id)
                 out.append(replace(record, spans=spans))
             bar.advance(len(batch))

@@ -23,7 +23,7 @@ from gen.core.pack_language import Language
 from gen.core.packs import default_prompts_dir
 from gen.core.records import Span
 from gen.core.yamlio import load_model
-from gen.text.words import words_in
+from gen.text.words import trim_whitespace, words_in
 
 _LINE = re.compile(r"[^\n]+")
 
@@ -53,14 +53,6 @@ def _abbreviation_pattern(abbreviations: tuple[str, ...]) -> re.Pattern[str] | N
     return re.compile(rf"(?<![\w.])(?:{alternatives})", re.IGNORECASE)
 
 
-def _trimmed(text: str, start: int, end: int) -> Range | None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, end) if start < end else None
-
-
 def _line_sentences(text: str, start: int, end: int, language: str) -> list[Range]:
     line = text[start:end]
     ranges = []
@@ -71,11 +63,11 @@ def _line_sentences(text: str, start: int, end: int, language: str) -> list[Rang
         piece_start = found if found >= 0 else cursor
         piece_end = min(len(line), piece_start + len(piece.sent))
         cursor = piece_end
-        trimmed = _trimmed(text, start + piece_start, start + piece_end)
+        trimmed = trim_whitespace(text, start + piece_start, start + piece_end)
         if trimmed:
             ranges.append(trimmed)
     if cursor < len(line):
-        tail = _trimmed(text, start + cursor, end)
+        tail = trim_whitespace(text, start + cursor, end)
         if tail:
             ranges.append(tail)
     return ranges

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import accumulate
 from operator import itemgetter
 
@@ -38,7 +39,8 @@ _JOINERS = (
 )
 _UNSPACED = regex.compile(f"[{_UNSPACED_SCRIPTS}]")
 _JOINING = regex.compile(f"[{_JOINERS}]")
-_SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}]")
+#: Marks are special too: a mark that joins nothing (U+109A) has nothing to sit on.
+_SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}\\p{{M}}]")
 #: Below U+0300 (ASCII, Latin-1, Latin Extended, IPA) no character is CJK or joins a
 #: cluster: a fast `re` check that spares most texts the `_SPECIAL` search.
 _BEYOND_LATIN = re.compile("[^\x00-\u02ff]")
@@ -59,12 +61,14 @@ _end = itemgetter(1)
 
 
 class _StandIns(dict):
-    """`str.translate` table: a character of the unspaced scripts -> `_ALONE`, any other
-    to itself; filled as characters are met, so no table of all of Unicode is built."""
+    """`str.translate` table: a character of the unspaced scripts -> `_ALONE`, a mark ->
+    a space (without joiners in the text, no mark sits on a letter: it is left out, as a
+    cluster that starts with a mark is), any other to itself; filled as characters are
+    met, so no table of all of Unicode is built."""
 
     def __missing__(self, code: int) -> str:
         char = chr(code)
-        self[code] = _ALONE if _UNSPACED.match(char) else char
+        self[code] = _ALONE if _UNSPACED.match(char) else " " if _MARK.match(char) else char
         return self[code]
 
 
@@ -112,6 +116,30 @@ def words_in(words: Sequence[tuple[int, int]], start: int, end: int) -> range:
     first = bisect.bisect_right(words, start, key=_end)
     last = bisect.bisect_left(words, end, key=_start)
     return range(first, max(first, last))
+
+
+def trim_whitespace(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """`text[start:end]` without the whitespace at its edges; None if nothing else is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def snap_to_words(text: str, spans: Sequence[Span]) -> list[Span]:
+    """`spans` moved onto the edges of the words they touch: a word cut by an edge joins the
+    span (as in `word_owners`), so no span splits a grapheme cluster, and the whitespace
+    around the words is left out. A span that touches no word (blank) is dropped. Spans
+    snapped onto one word may overlap: the caller decides which one keeps it."""
+    words = word_spans(text)
+    snapped = []
+    for span in spans:
+        touched = words_in(words, span.start, span.end)
+        if touched:
+            start, end = words[touched[0]][0], words[touched[-1]][1]
+            snapped.append(replace(span, start=start, end=end))
+    return snapped
 
 
 def word_owners(words: Sequence[tuple[int, int]], spans: Sequence[Span]) -> list[Span | None]:

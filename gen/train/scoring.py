@@ -34,7 +34,7 @@ class ScoredSet:
 
 def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
     """A gold file whose label set shares at least one label with the model's."""
-    records = read_record_file(Path(path), "gold file")
+    records = read_record_file(Path(path), "gold file", gold=True)
     if not records:
         raise UsageError(f"gold file {path} holds no records")
     gold_labels = _labels(records)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from gen.core.records import Span
 from gen.text.sentences import split_sentences
+from gen.text.words import trim_whitespace
 
 SOURCE = "llm_inline"
 
@@ -175,11 +176,8 @@ class _Reader:
 
 
 def _trimmed(text: str, start: int, end: int, label: str) -> list[Span]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return [Span(start, end, label, SOURCE)] if start < end else []
+    trimmed = trim_whitespace(text, start, end)
+    return [Span(*trimmed, label, SOURCE)] if trimmed else []
 
 
 def parse_inline(tagged: str, names: Mapping[str, str], language: str = "en") -> InlineParse:

@@ -76,6 +76,7 @@ class SentenceLabeler(LlmLabeler):
         self.config: SentencesPrompts = self.texts.config
         self.unit = setup.options.unit
         self.min_score = setup.options.min_score
+        self.with_document = setup.options.context == "document"
         can_score = can_score_labels(self.backend)
         if setup.options.answers == "scored" and not can_score:
             raise UsageError(
@@ -123,11 +124,12 @@ class SentenceLabeler(LlmLabeler):
         return f"unit {number} does not fit a context of {self.context_tokens}"
 
     def fixed_tokens(self, category: str, scored: bool) -> int:
-        """Tokens of the prompt without its units (the part shared by every document)."""
+        """Tokens of the prompt without its units (the part shared by every document) and,
+        with `--context document`, without its document."""
         key = (category if self.texts.mode == OWN else "", scored)
         if key not in self._fixed_tokens:
             parts = (
-                self.texts.unit_parts(category, "")
+                self.texts.unit_parts(category, "", "" if self.with_document else None)
                 if scored
                 else self.texts.numbered_parts(category, [])
             )
@@ -148,15 +150,20 @@ class SentenceLabeler(LlmLabeler):
         share of the answers' total: one prompt per unit, one forward pass each."""
         answers = self.texts.answers(document.category)
         fixed = self.fixed_tokens(document.category, scored=True)
+        context = document.text if self.with_document else None
+        if context is not None:
+            fixed += self.count_tokens(context)
         shares: list[list[float]] = []
         for number, text in enumerate(texts, 1):
             needed = fixed + self.count_tokens(text) + _CONTEXT_MARGIN
             if needed > self.context_tokens:
                 raise AnswerError(
                     "unit_too_long",
-                    f"unit {number} does not fit a context of {self.context_tokens}",
+                    f"unit {number} does not fit a context of {self.context_tokens}"
+                    + (" after its document" if context is not None else ""),
                 )
-            rendered = self.renderer.render(self.texts.unit_parts(document.category, text))
+            parts = self.texts.unit_parts(document.category, text, context)
+            rendered = self.renderer.render(parts)
             space = "" if rendered.text[-1:].isspace() else " "
             started = time.perf_counter()
             try:

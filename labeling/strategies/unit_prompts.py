@@ -23,7 +23,7 @@ from pydantic import Field, field_validator
 from gen.backends.prompting import PromptParts
 from gen.core.errors import UsageError
 from gen.core.packs import LanguagePack
-from gen.core.placeholders import check_placeholders
+from gen.core.placeholders import check_placeholders, template_pieces
 from gen.core.yamlio import StrictModel
 from labeling.config import LabelingPrompts, check_every_category
 from labeling.strategies.numbered import answer_word
@@ -54,6 +54,10 @@ class SentencesPrompts(StrictModel):
     response_prefix: str = ""
     #: One unit per prompt, scored answers. Placeholders: {question} {examples} {unit}.
     unit_instruction: str
+    #: One unit after its whole document (`--context document`). Placeholders: {question}
+    #: {examples} {document} {unit}; the document comes before the unit, so that the
+    #: prompts of a document's units share everything up to it.
+    unit_document_instruction: str | None = None
     #: One example there: {text} and {answer}.
     unit_example: str
     #: Ends the prompt; the answer (the label) follows it.
@@ -95,6 +99,17 @@ class SentencesPrompts(StrictModel):
     @classmethod
     def _unit_instruction(cls, value: str) -> str:
         return check_placeholders(value, {"question", "examples", "unit"}, required="unit")
+
+    @field_validator("unit_document_instruction")
+    @classmethod
+    def _unit_document_instruction(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        check_placeholders(value, {"question", "examples", "document", "unit"}, required="unit")
+        order = [name for _, name in template_pieces(value) if name in ("document", "unit")]
+        if order != ["document", "unit"]:
+            raise ValueError("the template needs {document} once, before {unit}")
+        return value
 
     @field_validator("unit_example")
     @classmethod
@@ -237,16 +252,26 @@ class UnitPrompts:
             response_prefix=self.config.response_prefix,
         )
 
-    def unit_parts(self, category: str, text: str) -> PromptParts:
-        """One unit whose answer is the label right after the response prefix."""
+    def unit_parts(self, category: str, text: str, document: str | None = None) -> PromptParts:
+        """One unit whose answer is the label right after the response prefix; after its
+        whole `document` when one is given (`unit_document_instruction`)."""
         shown = "\n\n".join(
             self.config.unit_example.format(text=example, answer=word)
             for example, word in self.examples(category)
         )
+        values = {"question": self.question(category), "examples": shown, "unit": text}
+        if document is None:
+            instruction = self.config.unit_instruction.format(**values)
+        else:
+            template = self.config.unit_document_instruction
+            if template is None:
+                raise UsageError(
+                    f"--context document needs sentences.unit_document_instruction in "
+                    f"{self.pack.folder / 'labeling.yaml'}"
+                )
+            instruction = template.format(**values, document=document)
         return PromptParts(
             system=self.config.system,
-            instruction=self.config.unit_instruction.format(
-                question=self.question(category), examples=shown, unit=text
-            ),
+            instruction=instruction,
             response_prefix=self.config.unit_response_prefix,
         )

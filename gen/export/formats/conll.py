@@ -1,9 +1,14 @@
-"""`conll`: one `word<TAB>tag` per line, a blank line after each sentence.
+"""`conll`: one `word<TAB>tag` per line, a blank line after each sentence, and a
+`-DOCSTART-<TAB>O` line (then a blank line) before each record.
 
 Sentences come from the project's sentence splitter, joined where a span runs
 across a boundary; tags are computed per sentence, so in BIO every sentence
 starts afresh (an entity never begins with `I-`). Every word of a document
-belongs to exactly one sentence, so no tag is lost between sentences.
+belongs to exactly one sentence, so no tag is lost between sentences. The
+document lines are the CoNLL-2003 convention in two columns (the token and the
+tag `O`): `gen import` starts a record at each, Flair reads them as document
+boundaries (`document_separator_token="-DOCSTART-"`), and readers that skip lines
+starting with `-DOCSTART-` (the usual CoNLL-2003 loaders) skip them.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from gen.core.files import write_atomic
 from gen.core.records import Record
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, option
 from gen.export.checks import headless_inside_tags, unknown_tags
-from gen.text.words import TAG_SCHEMES, tag_names, word_spans, word_tags
+from gen.text.words import OUTSIDE, TAG_SCHEMES, tag_names, word_spans, word_tags
 
 
 @dataclass(frozen=True)
@@ -34,8 +39,12 @@ def sentence_words(job: ExportJob, record: Record) -> list[list[tuple[int, int]]
     return [group for group in groups if group]
 
 
+#: The line that starts each record.
+DOCSTART = f"-DOCSTART-\t{OUTSIDE}"
+
+
 def conll_lines(job: ExportJob, record: Record) -> list[str]:
-    lines: list[str] = []
+    lines: list[str] = [DOCSTART, ""]
     for sentence in sentence_words(job, record):
         tags = word_tags(sentence, record.spans, job.settings.scheme)
         lines.extend(
@@ -46,17 +55,30 @@ def conll_lines(job: ExportJob, record: Record) -> list[str]:
     return lines
 
 
-def read_conll(text: str) -> list[list[tuple[str, str]]]:
-    """Sentences of (word, tag) pairs; the inverse of the export, for checks and tests."""
-    sentences: list[list[tuple[str, str]]] = [[]]
-    for line in text.splitlines():
-        if not line:
-            if sentences[-1]:
-                sentences.append([])
-            continue
-        word, tag = line.split("\t")
-        sentences[-1].append((word, tag))
-    return [s for s in sentences if s]
+Sentence = list[tuple[str, str]]
+
+
+def read_conll_documents(text: str) -> list[list[Sentence]]:
+    """Documents of sentences of (word, tag) pairs; the inverse of the export, for checks
+    and tests: one per `-DOCSTART-` line (a record without words too), and one more for
+    words before the first such line."""
+    documents: list[list[Sentence]] = [[[]]]
+    for line in text.split("\n"):
+        if line == DOCSTART:
+            documents.append([[]])
+        elif not line:
+            if documents[-1][-1]:
+                documents[-1].append([])
+        else:
+            word, tag = line.split("\t")
+            documents[-1][-1].append((word, tag))
+    first, *rest = documents
+    return [[s for s in sentences if s] for sentences in ([first] if any(first) else []) + rest]
+
+
+def read_conll(text: str) -> list[Sentence]:
+    """The sentences of every document, in order."""
+    return [sentence for document in read_conll_documents(text) for sentence in document]
 
 
 def write_conll(job: ExportJob) -> dict[str, Any]:
@@ -75,10 +97,15 @@ def check_conll(job: ExportJob, details: dict[str, Any]) -> list[str]:
     known = set(details["tags"])
     for name, file in details["files"].items():
         try:
-            sentences = read_conll((job.folder / file).read_text(encoding="utf-8"))
+            documents = read_conll_documents((job.folder / file).read_text(encoding="utf-8"))
         except ValueError:
             problems.append(f"{file}: a line is not `word<TAB>tag`")
             continue
+        if len(documents) != len(job.splits[name]):
+            problems.append(
+                f"{file}: {len(documents)} documents written, {len(job.splits[name])} records"
+            )
+        sentences = [sentence for document in documents for sentence in document]
         words = sum(len(sentence) for sentence in sentences)
         expected = sum(len(word_spans(record.text)) for record in job.splits[name])
         if words != expected:
@@ -100,5 +127,6 @@ CONLL = ExportFormat(
     settings=TaggingSettings,
     write=write_conll,
     check=check_conll,
-    usage="one `word<TAB>tag` per line, blank line between sentences; tags in manifest.json",
+    usage="one `word<TAB>tag` per line, blank line between sentences, `-DOCSTART-` line before "
+    "each document; tags in manifest.json",
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gen.core.errors import UsageError
 from gen.core.files import write_atomic
 from gen.core.record_files import read_record_file
 from gen.core.store import write_records
@@ -33,7 +34,11 @@ def write_jsonl(job: ExportJob) -> dict[str, Any]:
 def check_records(job: ExportJob, details: dict[str, Any]) -> list[str]:
     problems = []
     for name, file in details["files"].items():
-        back = read_record_file(job.folder / file, "exported file")
+        try:
+            back = read_record_file(job.folder / file, "exported file")
+        except UsageError as exc:  # its own output: a malformed export, not bad user input
+            problems.append(f"{file}: {exc}")
+            continue
         if [r.id for r in back] != [r.id for r in job.splits[name]]:
             problems.append(f"{file}: the records read back are not the ones written")
         for record in back:

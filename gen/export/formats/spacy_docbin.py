@@ -5,7 +5,9 @@ Texts are cut by spaCy's tokenizer of the language, with identifier boundaries a
 "a;b,c" is `a ; b , c`), so that an identifier is whole tokens, as the gold set labels it.
 Spans become `doc.ents` snapped to spaCy tokens with `alignment_mode`; a span
 that cannot be aligned (or collides with another after snapping) is counted and
-listed in the manifest, never dropped silently. `doc.cats` holds the document
+listed in the manifest with its own offsets, never dropped silently. `expand` never
+takes in a character of another span: where it would, the span contracts to the
+tokens inside it (and is left out if there are none). `doc.cats` holds the document
 category, so the same files also train a text classifier. The check reads the
 files back: every record there, with its text and with entities inside it.
 """
@@ -73,17 +75,17 @@ def record_doc(record: Record, categories: list[str], mode: str, unaligned: list
     from spacy.util import filter_spans
 
     doc = blank_pipeline(record.language).make_doc(record.text)
-    ents = []
+    aligned = []
     for span in record.spans:
-        ent = doc.char_span(span.start, span.end, label=span.label, alignment_mode=mode)
+        ent, reason = _aligned(doc, span, record.spans, mode)
         if ent is None:
-            unaligned.append(_unaligned(record, span.start, span.end, span.label, "cuts a token"))
+            unaligned.append(_unaligned(record, span, reason))
         else:
-            ents.append(ent)
-    kept = filter_spans(ents)
+            aligned.append((span, ent))
+    kept = filter_spans([ent for _, ent in aligned])
     unaligned.extend(
-        _unaligned(record, ent.start_char, ent.end_char, ent.label_, "overlaps after alignment")
-        for ent in ents
+        _unaligned(record, span, "overlaps after alignment")
+        for span, ent in aligned
         if ent not in kept
     )
     doc.ents = kept
@@ -92,8 +94,31 @@ def record_doc(record: Record, categories: list[str], mode: str, unaligned: list
     return doc
 
 
-def _unaligned(record: Record, start: int, end: int, label: str, reason: str) -> dict:
-    return {"record": record.id, "start": start, "end": end, "label": label, "reason": reason}
+def _aligned(doc: Any, span: Span, spans: list[Span], mode: str) -> tuple[Any, str]:
+    """The entity of `span` on spaCy's tokens, or None and why. An expanded entity that would
+    take in a character of another span contracts instead (a token the two share is given to
+    neither), so expansion never merges spans nor swallows one."""
+    ent = doc.char_span(span.start, span.end, label=span.label, alignment_mode=mode)
+    if ent is None:
+        return None, "cuts a token"
+    if mode == "expand" and any(
+        other is not span and other.overlap(ent.start_char, ent.end_char) for other in spans
+    ):
+        ent = doc.char_span(span.start, span.end, label=span.label, alignment_mode="contract")
+        if ent is None:
+            return None, "shares its tokens with another span"
+    return ent, ""
+
+
+def _unaligned(record: Record, span: Span, reason: str) -> dict:
+    """A span the export left out, at its offsets in the record (not where spaCy put it)."""
+    return {
+        "record": record.id,
+        "start": span.start,
+        "end": span.end,
+        "label": span.label,
+        "reason": reason,
+    }
 
 
 def write_spacy(job: ExportJob) -> dict[str, Any]:

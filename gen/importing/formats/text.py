@@ -32,5 +32,6 @@ class TextReader:
                 doc_type=defaults.doc_type,
                 language=defaults.language,
                 source="import",
+                meta={"imported_from": path.name},
             )
         ]
