@@ -79,6 +79,27 @@ class Titles(StrictModel):
     female: list[str] = Field(default_factory=list)
 
 
+class Organizations(StrictModel):
+    """Names of shops, schools, practices and public bodies: `{city}`, `{surname}` and
+    `{word}` (one of `words`) in `patterns`."""
+
+    patterns: list[str] = Field(default_factory=list)
+    words: list[str] = Field(default_factory=list)
+
+    @field_validator("patterns")
+    @classmethod
+    def _pattern_placeholders(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            check_placeholders(pattern, ("city", "surname", "word"))
+        return value
+
+    @model_validator(mode="after")
+    def _words_for_word(self) -> Organizations:
+        if any("{word}" in p for p in self.patterns) and not self.words:
+            raise ValueError("patterns with {word} need a list of words")
+        return self
+
+
 class QueryTemplates(StrictModel):
     """`prompts/queries/<lang>.yaml`."""
 
@@ -91,6 +112,8 @@ class QueryTemplates(StrictModel):
     titles: Titles = Field(default_factory=Titles)
     #: Dates in words, with `{day}`, `{month}` (from the MONTH filler) and `{year}`.
     date_words: list[str] = Field(default_factory=list)
+    #: Organization names besides Faker's companies.
+    organizations: Organizations = Field(default_factory=Organizations)
     #: Shared parts: name -> alternatives, used as `{@name}` in templates.
     parts: dict[str, list[str]] = Field(default_factory=dict)
     templates: list[QueryTemplate] = Field(min_length=1)
@@ -159,6 +182,8 @@ class QueryTemplates(StrictModel):
             titles_female=tuple(self.titles.female),
             months=tuple(self.fillers.get("MONTH", ())),
             date_words=tuple(self.date_words),
+            organizations=tuple(self.organizations.patterns),
+            organization_words=tuple(self.organizations.words),
         )
 
     def fillers_for(self, locale: str) -> dict[str, FillerMaker]:

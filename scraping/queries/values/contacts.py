@@ -50,10 +50,14 @@ def ascii_or(text: str, fallback: str) -> str:
 
 def _domain(person: Identity) -> str:
     roll = person.random.random()
-    if roll < 0.5:
-        return person.fake.free_email_domain()
     tld = person.random.choice(person.locale.tlds)
     company = ascii_word(person.employer.split(",")[0].split(" ")[0]) or person.fake.domain_word()
+    if roll < 0.2:  # the reserved example domains (RFC 2606) of manuals and fictional texts
+        return person.random.choice(
+            (f"example.{tld}", f"{company}.example.{tld}", "example.com", "example.org")
+        )
+    if roll < 0.5:
+        return person.fake.free_email_domain()
     if roll < 0.65:
         return f"{person.random.choice(('mail', 'eu', 'staff', 'corp'))}.{company}.{tld}"
     if roll < 0.9:
@@ -63,7 +67,10 @@ def _domain(person: Identity) -> str:
 
 def email(person: Identity) -> str:
     address = f"{local_part(person)}@{_domain(person)}"
-    if person.random.random() < 0.05:
+    roll = person.random.random()
+    if roll < 0.04:
+        return address.upper()
+    if roll < 0.09:
         local, domain = address.split("@")
         return ".".join(part.capitalize() for part in local.split(".")) + "@" + domain
     return address

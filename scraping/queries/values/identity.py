@@ -15,10 +15,11 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Protocol
 
 from faker import Faker
+from faker.providers.geo import Provider as GeoProvider
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class Wording:
     months: tuple[str, ...] = ()
     #: Date patterns in words: `{day}`, `{month}`, `{year}` (e.g. "{day} {month} {year}").
     date_words: tuple[str, ...] = ()
+    #: Organization name patterns (`{city}`, `{surname}`, `{word}`) and their words.
+    organizations: tuple[str, ...] = ()
+    organization_words: tuple[str, ...] = ()
 
 
 class LocaleFormats(Protocol):
@@ -53,6 +57,9 @@ class LocaleFormats(Protocol):
     providers, is the implementation)."""
 
     country: str
+    #: ISO code of the country, Faker locales whose names people here also bear.
+    country_code: str
+    name_mix: tuple[str, ...]
     #: `country.CountryIds` and `contacts.PhoneFormat` of the locale.
     ids: Any
     phone: Any
@@ -60,6 +67,21 @@ class LocaleFormats(Protocol):
     date_formats: tuple[str, ...]
     iban_countries: tuple[str, ...]
     tlds: tuple[str, ...]
+
+
+#: Share of people whose name comes from another of the locale's `name_mix` locales.
+NAME_MIX_SHARE = 0.2
+
+
+@cache
+def _faker(locale: str) -> Faker:
+    return Faker(locale)
+
+
+@cache
+def _places(country: str) -> tuple[str, ...]:
+    """Real towns of a country from Faker's geo data (their names identify no one)."""
+    return tuple(place[2] for place in GeoProvider.land_coords if place[3] == country)
 
 
 def ascii_word(text: str) -> str:
@@ -93,16 +115,27 @@ class Identity:
         return self.random.random() < 0.5
 
     @cached_property
+    def names(self) -> Faker:
+        """The locale's Faker, or now and then one of the locales whose names people of
+        this country also bear ("Marcus van Dijk", "Priya Iyer" in an English letter)."""
+        mix = self.locale.name_mix
+        if not mix or self.random.random() >= NAME_MIX_SHARE:
+            return self.fake
+        other = _faker(self.random.choice(mix))
+        other.seed_instance(self.random.getrandbits(64))
+        return other
+
+    @cached_property
     def first_name(self) -> str:
-        return self.fake.first_name_female() if self.female else self.fake.first_name_male()
+        return self.names.first_name_female() if self.female else self.names.first_name_male()
 
     @cached_property
     def last_name(self) -> str:
-        return self.fake.last_name()
+        return self.names.last_name()
 
     @cached_property
     def middle_name(self) -> str:
-        return self.fake.first_name_female() if self.female else self.fake.first_name_male()
+        return self.names.first_name_female() if self.female else self.names.first_name_male()
 
     @cached_property
     def birth_date(self) -> date:
@@ -113,11 +146,29 @@ class Identity:
 
     @cached_property
     def employer(self) -> str:
-        return self.fake.company()
+        """A company of Faker's, or a shop, school, practice or public body made from the
+        pack's patterns ("{city} Library", "Comune di {city}")."""
+        patterns, words = self.wording.organizations, self.wording.organization_words
+        if not patterns or self.random.random() < 0.4:
+            return self.fake.company()
+        return self.random.choice(patterns).format(
+            city=self.town, surname=self.fake.last_name(), word=self.random.choice(words or ("",))
+        )
 
     @cached_property
     def city(self) -> str:
         return self.fake.city()
+
+    @cached_property
+    def town(self) -> str:
+        """A real town of the country (of anywhere, now and then) or Faker's town."""
+        roll = self.random.random()
+        here = _places(self.locale.country_code)
+        if roll < 0.45 and len(here) >= 5:
+            return self.random.choice(here)
+        if roll < 0.6:
+            return self.random.choice(GeoProvider.land_coords)[2]
+        return self.city
 
     def value(self, name: str, make: Callable[[Identity], str | Value]) -> Value:
         """The value of placeholder `name` for this person, made once."""

@@ -68,4 +68,4 @@ def address_block(person: Identity) -> str:
 
 def location(person: Identity) -> str:
     """Where the person lives: a town or, now and then, the country."""
-    return person.locale.country if person.random.random() < 0.12 else person.city
+    return person.locale.country if person.random.random() < 0.12 else person.town
