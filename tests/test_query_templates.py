@@ -178,6 +178,16 @@ def _pack(tmp_path: Path, body: str) -> Path:
             "templates:\n  - {kind: x, text: '{PERSON_3}'}\n",
             r"unknown placeholder \{PERSON_3\}",
         ),
+        (
+            "organizations: {patterns: ['{town} Library']}\n"
+            "templates:\n  - {kind: x, text: '{PERSON}'}\n",
+            r"line 2: organizations\.patterns: unknown placeholder \{town\}",
+        ),
+        (
+            "organizations: {patterns: ['{word} Ltd']}\n"
+            "templates:\n  - {kind: x, text: '{PERSON}'}\n",
+            r"organizations: .*patterns with \{word\} need a list of words",
+        ),
     ],
 )
 def test_bad_packs_are_named_with_file_line_and_key(

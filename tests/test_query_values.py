@@ -163,6 +163,22 @@ def test_shapes_vary() -> None:
     mails = {re.sub(r"[a-z]+", "a", v.split("@")[0]) for _, v in values("en_US", "EMAIL")}
     assert len(mails) >= 5
     assert len({v.count(" ") for _, v in values("en_US", "PERSON")}) >= 2
+    assert any(ipaddress.ip_address(v) in ipaddress.ip_network("2001:db8::/32") for v in ips)
+    assert any(v.startswith(("192.0.2.", "198.51.100.", "203.0.113.")) for v in ips)
+    assert any("example." in v for _, v in values("en_GB", "EMAIL"))
+
+
+def test_names_of_other_origins_and_real_towns() -> None:
+    """A share of people bear names of the locale's `name_mix` locales; towns are real
+    ones of the country (Faker's geo data) as well as Faker's invented ones."""
+    from faker.providers.geo import Provider
+
+    british = Faker("en_GB")
+    own = {british.first_name() for _ in range(3000)}
+    firsts = [p.first_name for p in people("en_GB") * 3 if p.first_name]
+    assert any(name not in own for name in firsts)
+    real = {place[2] for place in Provider.land_coords if place[3] == "GB"}
+    assert any(v in real for _, v in values("en_GB", "LOCATION"))
 
 
 def test_identifiers_of_one_person_agree() -> None:
