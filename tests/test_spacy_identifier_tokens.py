@@ -25,6 +25,9 @@ CASES = {
     "peer=[2001:db8::1]:443": ["peer", "=[", "2001", ":", "db8::1", "]", ":", "443"],
     "CF BNSCRN57H30F518X. Next": ["CF", "BNSCRN57H30F518X", ".", "Next"],
     "Tel:+44 20 7946": ["Tel", ":", "+44", "20", "7946"],
+    "Ada Byron:mailto:ada@x.it": ["Ada", "Byron", ":mailto:", "ada@x.it"],
+    "BYRON;ADA;;ada@x.it": ["BYRON", ";", "ADA", ";", ";", "ada@x.it"],
+    "adab(uid 1001)": ["adab", "(", "uid", "1001", ")"],
     "https://x.it/a?b=c&d=e U.S. Dr. Rossi": ["https://x.it/a?b=c&d=e", "U.S.", "Dr.", "Rossi"],
 }
 
