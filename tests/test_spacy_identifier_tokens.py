@@ -28,6 +28,13 @@ CASES = {
     "Ada Byron:mailto:ada@x.it": ["Ada", "Byron", ":mailto:", "ada@x.it"],
     "BYRON;ADA;;ada@x.it": ["BYRON", ";", "ADA", ";", ";", "ada@x.it"],
     "adab(uid 1001)": ["adab", "(", "uid", "1001", ")"],
+    "mac dc:a6:32:71:0b:9e, 00-1A-2B-3C-4D-5E": [
+        "mac",
+        "dc:a6:32:71:0b:9e",
+        ",",
+        "00-1A-2B-3C-4D-5E",
+    ],
+    "v6 2001:db8:0:0:ff00:42:8329.": ["v6", "2001:db8:0:0:ff00:42:8329", "."],
     "https://x.it/a?b=c&d=e U.S. Dr. Rossi": ["https://x.it/a?b=c&d=e", "U.S.", "Dr.", "Rossi"],
 }
 

@@ -42,9 +42,19 @@ class DocBinSettings(FormatSettings):
 IDENTIFIER_PREFIXES = (r"@", r"(?i:mailto):")
 IDENTIFIER_INFIXES = (
     r"[=;,|\"<>\[\]()]",
-    r"(?<=[0-9\]]):(?=[0-9])",
+    # a port after an IPv4 address or a bracketed IPv6 one (a MAC address stays one token)
+    r"(?<=\.[0-9]):(?=[0-9])",
+    r"(?<=\.[0-9]{2}):(?=[0-9])",
+    r"(?<=\.[0-9]{3}):(?=[0-9])",
+    r"(?<=\]):(?=[0-9])",
     r"(?<=[A-Za-z]):(?=[+0-9])",
     r":?(?i:mailto):",
+)
+#: MAC and IPv6 addresses are one token whatever their letters (spaCy splits "dc:a6").
+IDENTIFIER_TOKEN = (
+    r"(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}"
+    r"|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}"
+    r"|(?=[0-9A-Fa-f:]*:[0-9A-Fa-f]*:)[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}"
 )
 #: A full stop after a code ("BNSCRN57H30F518X.") ends the sentence, not the code.
 IDENTIFIER_SUFFIXES = (r"(?<=[A-Z0-9]{2})\.",)
@@ -63,6 +73,7 @@ def split_identifiers(nlp: Any) -> Any:
     # "Rossi;anna@x.it" or "Rossi:mailto:anna@x.it" are cells and fields.
     url = require("spacy.lang.tokenizer_exceptions").URL_PATTERN
     nlp.tokenizer.url_match = re.compile(r"(?u)(?!\w+=|\S*;|\S*(?i:mailto))" + url).match
+    nlp.tokenizer.token_match = re.compile(rf"^(?:{IDENTIFIER_TOKEN})$").match
     nlp.tokenizer.infix_finditer = util.compile_infix_regex(infixes).finditer
     return nlp
 

@@ -44,13 +44,14 @@ LABELS = (
 )
 
 #: Placeholders that write another form of a label's value: the name alone, with a
-#: title, as initials; the address as a multi-line block.
+#: title, as initials; the address as a multi-line block, or its postcode alone.
 FORMS = {
     "FIRST_NAME": "PERSON",
     "LAST_NAME": "PERSON",
     "TITLE_NAME": "PERSON",
     "INITIALS_NAME": "PERSON",
     "ADDRESS_BLOCK": "ADDRESS",
+    "POSTCODE": "ADDRESS",
 }
 
 #: Suffix of the placeholders of a query's second person (`{PERSON_2}`, `{EMAIL_2}`).
@@ -91,6 +92,7 @@ IDENTITY_MAKERS: dict[str, IdentityMaker] = {
     "LOCATION": places.location,
     "ADDRESS": places.address,
     "ADDRESS_BLOCK": places.address_block,
+    "POSTCODE": places.postcode,
     "EMAIL": contacts.email,
     "PHONE": contacts.phone,
     "URL": contacts.url,

@@ -65,6 +65,7 @@ class LocaleFormats(Protocol):
     phone: Any
     address: Callable[[Identity], list[str]]
     date_formats: tuple[str, ...]
+    postcode: str
     iban_countries: tuple[str, ...]
     tlds: tuple[str, ...]
 

@@ -44,6 +44,8 @@ class LocaleSpec:
     country_code: str = ""
     #: Faker locales whose names people of this country also bear (`NAME_MIX_SHARE`).
     name_mix: tuple[str, ...] = ()
+    #: Postcode pattern where the Faker locale is another country's (`#` a digit).
+    postcode: str = ""
 
 
 #: Names from other countries in English and Italian texts, in Latin script.
@@ -100,7 +102,7 @@ LOCALES: dict[str, LocaleSpec] = {
         "it_IT", "Svizzera", ids_german.switzerland(("TI", "GR")), _SWISS_PHONE,
         postcode_city("6###"), ("{dd}.{mm}.{yyyy}", "{dd}/{mm}/{yyyy}", "{d}.{m}.{yyyy}"),
         ("CH",), ("ch", "ch", "com", "swiss"), "CHF {amount}",
-        country_code="CH", name_mix=_ITALIAN_MIX,
+        country_code="CH", name_mix=_ITALIAN_MIX, postcode="6###",
     ),
     "de_DE": LocaleSpec(
         "de_DE", "Deutschland", ids_german.GERMANY,
@@ -131,7 +133,7 @@ LOCALES: dict[str, LocaleSpec] = {
         PhoneFormat("32", "0", ("04%# ## ## ##", "02 %## ## ##", "0% %## ## ##")),
         postcode_city("####", number_after_street=True), _DAY_FIRST, ("BE",),
         ("be", "be", "com", "eu"), "{amount} €",
-        country_code="BE", name_mix=_EUROPEAN_MIX,
+        country_code="BE", name_mix=_EUROPEAN_MIX, postcode="####",
     ),
     "fr_CH": LocaleSpec(
         "fr_CH", "Suisse", ids_german.switzerland(("GE", "VD", "NE", "FR", "VS", "JU")),

@@ -39,10 +39,7 @@ def irish_lines(person: Identity) -> list[str]:
 
 
 def _lines(person: Identity) -> list[str]:
-    lines = person.locale.address(person)
-    if person.random.random() < 0.08:
-        lines = [f"c/o {person.fake.last_name()}", *lines]
-    return lines
+    return person.locale.address(person)
 
 
 def _country(person: Identity) -> str:
@@ -64,6 +61,12 @@ def address_block(person: Identity) -> str:
     if person.random.random() < 0.3:
         lines.append(_country(person))
     return "\n".join(lines)
+
+
+def postcode(person: Identity) -> str:
+    """The postcode alone, as forms and delivery areas ask for it (labeled ADDRESS)."""
+    pattern = person.locale.postcode
+    return person.fake.numerify(pattern) if pattern else person.fake.postcode()
 
 
 def location(person: Identity) -> str:
