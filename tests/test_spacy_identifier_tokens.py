@@ -22,7 +22,7 @@ CASES = {
     "mailto:anna@x.it": ["mailto:", "anna@x.it"],
     "user=a.b@c.com": ["user", "=", "a.b@c.com"],
     "12;Anna Rossi;3/4/1990": ["12", ";", "Anna", "Rossi", ";", "3/4/1990"],
-    "peer=[2001:db8::1]:443": ["peer", "=[", "2001", ":", "db8::1", "]", ":", "443"],
+    "peer=[2001:db8::1]:443": ["peer", "=[", "2001:db8::1", "]", ":", "443"],
     "CF BNSCRN57H30F518X. Next": ["CF", "BNSCRN57H30F518X", ".", "Next"],
     "Tel:+44 20 7946": ["Tel", ":", "+44", "20", "7946"],
     "Ada Byron:mailto:ada@x.it": ["Ada", "Byron", ":mailto:", "ada@x.it"],
@@ -35,6 +35,17 @@ CASES = {
         "00-1A-2B-3C-4D-5E",
     ],
     "v6 2001:db8:0:0:ff00:42:8329.": ["v6", "2001:db8:0:0:ff00:42:8329", "."],
+    "08:00,phone,dc:a6:32:71:0b:9e,fd12:3456:789a:1::21,10.0.3.88": [
+        "08:00",
+        ",",
+        "phone",
+        ",",
+        "dc:a6:32:71:0b:9e",
+        ",",
+        "fd12:3456:789a:1::21",
+        ",",
+        "10.0.3.88",
+    ],
     "https://x.it/a?b=c&d=e U.S. Dr. Rossi": ["https://x.it/a?b=c&d=e", "U.S.", "Dr.", "Rossi"],
 }
 

@@ -47,7 +47,7 @@ IDENTIFIER_INFIXES = (
     r"(?<=\.[0-9]{2}):(?=[0-9])",
     r"(?<=\.[0-9]{3}):(?=[0-9])",
     r"(?<=\]):(?=[0-9])",
-    r"(?<=[A-Za-z]):(?=[+0-9])",
+    r"(?<=[A-Za-z]{3}):(?=[+0-9])",
     r":?(?i:mailto):",
 )
 #: MAC and IPv6 addresses are one token whatever their letters (spaCy splits "dc:a6").
@@ -65,7 +65,10 @@ def split_identifiers(nlp: Any) -> Any:
     so a trained model cuts texts the same way when `spacy.load` reads it back)."""
     util = require("spacy.util")
     prefixes = [*IDENTIFIER_PREFIXES, *nlp.Defaults.prefixes]
-    infixes = [*IDENTIFIER_INFIXES, *nlp.Defaults.infixes]
+    # spaCy splits "dc:a6" at the colon, cutting MAC and IPv6 addresses inside a CSV row;
+    # the colons that end a word are split by the rules above instead.
+    defaults = [pattern.replace("[:<>=/]", "[<>=/]") for pattern in nlp.Defaults.infixes]
+    infixes = [*IDENTIFIER_INFIXES, *defaults]
     suffixes = [*IDENTIFIER_SUFFIXES, *nlp.Defaults.suffixes]
     nlp.tokenizer.prefix_search = util.compile_prefix_regex(prefixes).search
     nlp.tokenizer.suffix_search = util.compile_suffix_regex(suffixes).search
