@@ -36,7 +36,7 @@ def queries_run(folder: Path, n: int, seed: int) -> Path:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    return queries_run(tmp_path_factory.mktemp("train-run"), 600, seed=0)
+    return queries_run(tmp_path_factory.mktemp("train-run"), 900, seed=0)
 
 
 @pytest.fixture(scope="module")
