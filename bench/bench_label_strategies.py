@@ -1,9 +1,11 @@
 """Labeling strategies on a gold set: token F1, unit ceiling and seconds per document for
-each strategy x unit x category mode x answer mode, and a calibration table for scored
-answers (precision and recall when spans below a score are dropped).
+each strategy x unit x category mode x answer mode (x context, for scored answers), and a
+calibration table for scored answers (precision and recall when spans below a score are
+dropped).
 
     .venv/bin/python bench/bench_label_strategies.py bench/gold/gold-dev.jsonl
-        [--limit N] [--ctx 4096] [--model FILE.gguf] [--only sentences/clause/all/scored ...]
+        [--limit N] [--ctx 4096] [--model FILE.gguf] [--threads N]
+        [--only sentences/clause/all/scored/document ...]
         [--json results.json]
 
 Each configuration runs `gen label` (the real stage, on a scratch run folder holding the
@@ -41,13 +43,22 @@ from labeling.options import LabelOptions
 from labeling.run import run as label_run
 from labeling.strategies import strategy
 
-#: (strategy, unit, categories, answers); "generated/sentence/own" is the thesis's path.
-CONFIGURATIONS = [
-    ("sentences", unit, categories, answers)
-    for answers in ("generated", "scored")
-    for categories in ("own", "all")
-    for unit in ("sentence", "clause")
-] + [("censor", "-", categories, "generated") for categories in ("own", "all")]
+#: (strategy, unit, categories, answers, context); "sentence/own/generated" is the thesis's
+#: path. The context (the unit alone or after its document) applies to scored answers.
+CONFIGURATIONS = (
+    [
+        ("sentences", unit, categories, "generated", "-")
+        for categories in ("own", "all")
+        for unit in ("sentence", "clause")
+    ]
+    + [
+        ("sentences", unit, categories, "scored", context)
+        for context in ("unit", "document")
+        for categories in ("own", "all")
+        for unit in ("sentence", "clause")
+    ]
+    + [("censor", "-", categories, "generated", "-") for categories in ("own", "all")]
+)
 #: A share of 0.5 is already high among seven labels (--categories all).
 THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -75,11 +86,15 @@ def documents(gold: Sequence[Record]) -> list[Record]:
 
 
 def label(
-    gold: Sequence[Record], configuration: Sequence[str], backend: Any, ctx: int
+    gold: Sequence[Record],
+    configuration: Sequence[str],
+    backend: Any,
+    ctx: int,
+    prompts: Path | None = None,
 ) -> tuple[list[Record], float, float]:
     """Labeled records of one configuration, and wall-clock and CPU seconds per document
     (CPU time moves less than wall time on a machine shared with other work)."""
-    name, unit, categories, answers = configuration
+    name, unit, categories, answers, context = configuration
     with tempfile.TemporaryDirectory(prefix="gen-bench-label-") as scratch:
         paths = RunPaths(Path(scratch))
         with RecordTable(paths.documents) as table:
@@ -89,7 +104,9 @@ def label(
             unit="sentence" if unit == "-" else unit,
             categories=categories,
             answers=answers,
+            context="unit" if context == "-" else context,
             context_tokens=ctx,
+            prompts_dir=prompts,
             backend=backend,
         )
         cpu = time.process_time()
@@ -157,11 +174,14 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     parser.add_argument("--only", nargs="*", default=None, help="configurations to run")
+    parser.add_argument("--prompts", type=Path, default=None, help="prompts folder")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args()
 
     gold_all = spread(read_record_file(args.gold, "GOLD file"), args.limit)
-    packs = {code: load_language_pack(code) for code in {r.language for r in gold_all}}
+    packs = {
+        code: load_language_pack(code, args.prompts) for code in {r.language for r in gold_all}
+    }
     labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
     gold = special_only(gold_all, set(labels))
     rules = {code: pack.units for code, pack in packs.items()}
@@ -185,7 +205,14 @@ def main() -> None:
         "runs": {},
     }
     table = [
-        ["strategy/unit/categories/answers", "s/doc", "cpu s/doc", "micro-F1", "ceiling", "P/R/F1"]
+        [
+            "strategy/unit/categories/answers/context",
+            "s/doc",
+            "cpu s/doc",
+            "micro-F1",
+            "ceiling",
+            "P/R/F1",
+        ]
     ]
     for unit, floor in results["floors"].items():
         table.append(
@@ -199,7 +226,7 @@ def main() -> None:
             ]
         )
     for configuration in chosen:
-        predicted, seconds, cpu = label(gold, configuration, backend, args.ctx)
+        predicted, seconds, cpu = label(gold, configuration, backend, args.ctx, args.prompts)
         report = evaluate(gold, special_only(predicted, set(labels))).groups["all"]
         result = scores(report, labels) | {
             "seconds_per_document": round(seconds, 2),

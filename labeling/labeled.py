@@ -4,7 +4,7 @@ which documents are labeled."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
 
 from gen.core.errors import UsageError
@@ -22,13 +22,15 @@ def labeled_record(
     outcomes: Mapping[str, StrategyOutcome],
     strategy_key: str,
     provenance: Mapping[str, object],
+    titles: Collection[str] = (),
 ) -> Record:
-    """The document with persona PII and the spans of the strategies that ran (their older
-    spans replaced, other sources kept), flags for distrusted strategies, and per-strategy
-    status in `meta["labeling"]`."""
+    """The document with persona PII (`titles`: the pack's doctor titles, left out of the
+    doctor's name) and the spans of the strategies that ran (their older spans replaced,
+    other sources kept), flags for distrusted strategies, and per-strategy status in
+    `meta["labeling"]`."""
     replaced = {persona_pii.SOURCE, *(strategy(name).source for name in outcomes)}
     kept = [span for span in document.spans if span.source not in replaced]
-    found = persona_spans(document.text, document.persona)
+    found = persona_spans(document.text, document.persona, titles)
     for outcome in outcomes.values():
         found.extend(outcome.spans)
     spans = sorted(kept + found, key=lambda span: (span.start, span.end, span.source))

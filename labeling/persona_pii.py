@@ -6,7 +6,8 @@ longer word), longest value first, and never overlapping: "Anna Rossi" is one PE
 span, not "Anna" plus "Rossi". Names are found in the forms documents use: the whole
 name, initials with the surname ("A. Rossi", "A.M. Rossi", "Rossi A."), the surname or
 the first name alone ("Dr Rossi": the title stays outside the span, as in the gold set;
-a title written in the persona's own value, "Dr. Ian Moss", is left out too). Because a
+a title written in the persona's own value is left out too: the pack's `doctor_title`
+("Dott.ssa", "Dr.") or any short abbreviation with a dot, "Dr. Ian Moss"). Because a
 single name can be an ordinary word (Rose, Brown, Bianco), a lone name in all lower case
 is not taken for a name, and a name inside an e-mail address or a URL
 (anna.rossi@example.org) is part of that address, never a PERSON.
@@ -15,7 +16,7 @@ is not taken for a name, and a name inside an e-mail address or a URL
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 from gen.core.records import Span
 
@@ -51,7 +52,11 @@ _ADDRESSES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+")
 Pattern = tuple[re.Pattern[str], str, bool]
 
 
-def _without_title(name: str) -> str:
+def _without_title(name: str, titles: Collection[str]) -> str:
+    """`name` without a leading title: one of the pack's `titles`, or an abbreviation."""
+    for title in sorted(titles, key=len, reverse=True):
+        if name.startswith(f"{title} "):
+            return name[len(title) :].strip()
     return _TITLE.sub("", name, count=1)
 
 
@@ -64,33 +69,36 @@ def _initials(first: str, last: str) -> list[str]:
     ]
 
 
-def persona_values(persona: Mapping[str, str | None]) -> list[tuple[str, str, bool]]:
-    """(value, label, is a single name) to look for, longest first, each value once."""
+def persona_values(
+    persona: Mapping[str, str | None], titles: Collection[str] = ()
+) -> list[tuple[str, str, bool]]:
+    """(value, label, is a single name) to look for, longest first, each value once; the
+    doctor's name without a leading title of `titles`."""
     values: dict[str, tuple[str, str, bool]] = {}
     for field, label in FIELD_LABELS.items():
         value = (persona.get(field) or "").strip()
         if field in _FULL_NAMES:
-            value = _without_title(value)
+            value = _without_title(value, titles)
         if len(value) < _MIN_CHARS:
             continue
         values.setdefault(value.casefold(), (value, label, field in _SINGLE_NAMES))
-    doctor = _without_title((persona.get("doctor") or "").strip()).split()
+    doctor = _without_title((persona.get("doctor") or "").strip(), titles).split()
     if len(doctor) >= 2 and len(doctor[-1]) >= _MIN_CHARS:  # "Dr Moss": the surname alone
         values.setdefault(doctor[-1].casefold(), (doctor[-1], "PERSON", True))
     return sorted(values.values(), key=lambda item: (-len(item[0]), item[0]))
 
 
-def _patterns(persona: Mapping[str, str | None]) -> list[Pattern]:
+def _patterns(persona: Mapping[str, str | None], titles: Collection[str]) -> list[Pattern]:
     """Whole-word regexes of every form to find: whole values, then names with
     initials, then single names."""
 
     def whole_word(form: str) -> re.Pattern[str]:
         return re.compile(rf"(?<!\w){form}(?!\w)", re.IGNORECASE)
 
-    values = persona_values(persona)
+    values = persona_values(persona, titles)
     initials: list[Pattern] = []
     for field in _FULL_NAMES:
-        words = _without_title((persona.get(field) or "").strip()).split()
+        words = _without_title((persona.get(field) or "").strip(), titles).split()
         if len(words) >= 2:
             initials += [
                 (whole_word(form), "PERSON", False) for form in _initials(words[0], words[-1])
@@ -115,13 +123,16 @@ def _occurrences(
         yield match.span()
 
 
-def persona_spans(text: str, persona: Mapping[str, str | None] | None) -> list[Span]:
-    """Non-overlapping spans of the persona's values in `text`, sorted by start."""
+def persona_spans(
+    text: str, persona: Mapping[str, str | None] | None, titles: Collection[str] = ()
+) -> list[Span]:
+    """Non-overlapping spans of the persona's values in `text`, sorted by start; `titles`
+    are the pack's doctor titles."""
     if not persona:
         return []
     addresses = [match.span() for match in _ADDRESSES.finditer(text)]
     taken: list[Span] = []
-    for pattern, label, single_name in _patterns(persona):
+    for pattern, label, single_name in _patterns(persona, titles):
         for start, end in _occurrences(text, pattern, single_name):
             if label == "PERSON" and any(s < end and start < e for s, e in addresses):
                 continue

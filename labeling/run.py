@@ -165,6 +165,7 @@ class LabelRun:
                             outcomes[document.id],
                             self.strategy_key,
                             self.provenance,
+                            self.packs[document.language].persona.titles,
                         )
                     )
                 rejects.extend(refusals)

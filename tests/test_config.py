@@ -45,7 +45,7 @@ def test_shipped_prompts_load_for_every_language() -> None:
             "en/generation.yaml",
             "format: chat",
             "format: [chat",
-            "en/generation.yaml: line 6, column 7: invalid YAML",
+            "en/generation.yaml: line 7, column 7: invalid YAML",
         ),
         ("en/generation.yaml", "format: chat", "formatt: chat", "formatt: unknown key"),
         ("en/generation.yaml", "temperature: 0.9", "temperature: hot", "sampling.temperature"),
@@ -70,7 +70,7 @@ def test_shipped_prompts_load_for_every_language() -> None:
             "en/generation.yaml",
             "    - below is",
             "    - below (is",
-            "en/generation.yaml: line 40: chatter.preamble: phrase 7 'below (is' is not a valid "
+            "en/generation.yaml: line 41: chatter.preamble: phrase 7 'below (is' is not a valid "
             "regular expression (missing ), unterminated subpattern at position 6)",
         ),
     ],

@@ -144,9 +144,7 @@ def german_pack(prompts: Path) -> None:
     """A German pack made from the English one: its own chatter phrases, nothing else in code."""
     shutil.copytree(default_prompts_dir(), prompts)
     shutil.copytree(prompts / "en", prompts / "de")
-    (prompts / "de" / "language.yaml").write_text(
-        "name: Deutsch\nfaker_locale: de_DE\ndate_format: '%d.%m.%Y'\n"
-    )
+    (prompts / "de" / "language.yaml").write_text("name: Deutsch\nfaker_locale: de_DE\n")
     generation = prompts / "de" / "generation.yaml"
     english = generation.read_text()
     chatter = english.index("chatter:")

@@ -99,3 +99,16 @@ def test_title_initials_and_surname_forms_are_found() -> None:
 def test_a_name_inside_an_e_mail_or_url_is_not_a_person() -> None:
     text = "Write to Rose.Brown@mail.example.org or see https://example.org/Rose-Brown today, Rose."
     assert found(text) == [("Rose", "PERSON")]
+
+
+def test_the_doctor_s_title_is_left_out_of_the_person_span() -> None:
+    persona = {"doctor": "Dott.ssa Giulia Serra", "last_name": "Bianchi"}
+    text = "Visitata dalla Dott.ssa Giulia Serra; la dottoressa Giulia Serra conferma."
+    spans = persona_spans(text, persona, titles=("Dott.", "Dott.ssa"))
+    check_spans(text, spans)
+    assert [text[s.start : s.end] for s in spans] == ["Giulia Serra", "Giulia Serra"]
+    # without the pack's titles a leading abbreviation with a dot is taken for a title too
+    assert [text[s.start : s.end] for s in persona_spans(text, persona)] == [
+        "Giulia Serra",
+        "Giulia Serra",
+    ]

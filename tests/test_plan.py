@@ -63,6 +63,13 @@ def test_doc_type_filter_and_unknown_type(pack) -> None:
 
 def test_italian_plan_uses_italian_persona_and_prompt() -> None:
     pack = load_language_pack("it")
-    item = plan_item(pack, PlanSpec(language="it", category="health"), 0)
-    assert "Genera un documento" in item.parts.instruction
-    assert item.persona["birth_date"].count("/") == 2
+    genders = Counter()
+    for index in range(20):
+        item = plan_item(pack, PlanSpec(language="it", category="health"), index)
+        assert "Genera un documento" in item.parts.instruction
+        gender = item.persona["gender"]
+        genders[gender] += 1
+        born = {"donna": "nata", "uomo": "nato"}[gender]
+        assert f"è {born} il {item.persona['birth_date']}," in item.parts.instruction
+        assert f"lavora come {item.persona['job']} (datore di lavoro:" in item.parts.instruction
+    assert set(genders) == {"donna", "uomo"}

@@ -19,6 +19,10 @@ from gen.core.errors import GenError
 #: Every command in pipeline order, as `gen --help` lists them: name -> ("module:attribute",
 #: the first paragraph of its help). tests/test_cli_commands.py keeps the two in step.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "packs": (
+        "gen.cli.packs:packs",
+        "Check the language packs in prompts/ (one line per problem).",
+    ),
     "plan": (
         "gen.cli.documents:plan",
         "Dry run of `gen documents`: prompts and counts, no model, nothing written.",

@@ -8,11 +8,13 @@ document in that language (removed before the checks).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
-from gen.core.placeholders import check_placeholders
+from gen.core.grammar import check_no_slash_form
+from gen.core.placeholders import check_placeholders, placeholders
 from gen.core.records import PERSONA_FIELDS
 from gen.core.yamlio import StrictModel
 
@@ -67,6 +69,23 @@ class Chatter(StrictModel):
 GENERATION_FIELDS = {"doc_type", "sensitive_info", "category", *PERSONA_FIELDS}
 
 
+def check_persona_template(template: str, allowed: set[str], gendered: Collection[str]) -> str:
+    """`template` if it uses only `allowed` names and the pack's `gendered` words and offers
+    no gender alternatives in writing; else ValueError (an unknown name also says where
+    gendered words are declared)."""
+    known = allowed | set(gendered)
+    try:
+        check_placeholders(template, known)
+    except ValueError as exc:
+        if placeholders(template) - known:
+            raise ValueError(
+                f"{exc}; a word that follows the persona's gender is declared under "
+                "`gendered:` in language.yaml"
+            ) from None
+        raise
+    return check_no_slash_form(template)
+
+
 class GenerationPrompts(StrictModel):
     format: str = CHAT_FORMAT
     system: str
@@ -80,5 +99,11 @@ class GenerationPrompts(StrictModel):
 
     @field_validator("instruction", "other_instruction", "system")
     @classmethod
-    def _known_placeholders(cls, value: str) -> str:
-        return check_placeholders(value, GENERATION_FIELDS)
+    def _known_placeholders(cls, value: str, info: ValidationInfo) -> str:
+        gendered = (info.context or {}).get("gendered", ())
+        return check_persona_template(value, GENERATION_FIELDS, gendered)
+
+    @field_validator("response_prefix")
+    @classmethod
+    def _one_form(cls, value: str) -> str:
+        return check_no_slash_form(value)

@@ -1,8 +1,10 @@
 """`prompts/<language>/language.yaml`: what gen needs to know about a language.
 
-Its name and Faker locale, how dates are written, the abbreviations after which a
-sentence does not end, and how `gen.text.units` cuts its texts into clauses: all of it
-data, so a new language is a new folder of YAML, never a change in the code.
+Its name and Faker locale, the words of its prompts that follow the persona's gender, the
+abbreviations after which a sentence does not end, and how `gen.text.units` cuts its texts
+into clauses: all of it data, so a new language is a new folder of YAML, never a change in
+the code. (How its personas are written, dates included, is in `persona.yaml`:
+`gen.core.pack_persona`.)
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import re
 
 from pydantic import Field, field_validator
 
+from gen.core.grammar import GenderedForms
+from gen.core.pack_generation import GENERATION_FIELDS
 from gen.core.yamlio import StrictModel
 
 #: A cue is one word or a few words ("anche se", "il quale"), matched case-insensitively.
@@ -44,10 +48,22 @@ class UnitRules(StrictModel):
 class Language(StrictModel):
     name: str
     faker_locale: str
-    date_format: str = "%Y-%m-%d"
+    #: Placeholder name -> its female and male forms ({born} -> nata / nato), usable in every
+    #: template that takes persona fields; the persona's gender picks the form.
+    gendered: dict[str, GenderedForms] = Field(default_factory=dict)
     units: UnitRules = UnitRules()
     #: Abbreviations after which a sentence does not end ("Apt.", "C.so"), for gen.text.sentences.
     abbreviations: tuple[str, ...] = ()
+
+    @field_validator("gendered")
+    @classmethod
+    def _placeholder_names(cls, value: dict[str, GenderedForms]) -> dict[str, GenderedForms]:
+        for name in value:
+            if not name.isidentifier():
+                raise ValueError(f"{name!r} is not a placeholder name (letters, digits, _)")
+            if name in GENERATION_FIELDS:
+                raise ValueError(f"{name!r} is already a placeholder: choose another name")
+        return value
 
     @field_validator("abbreviations")
     @classmethod

@@ -2,8 +2,10 @@
 
 Everything a user may edit to fit their domain and language lives there; this
 module validates it on load, so a typo fails at start-up with the file, line
-and key, never half-way through a run. The schemas of a pack's `language.yaml` and
-`generation.yaml` are in `gen.core.pack_language` and `gen.core.pack_generation`.
+and key, never half-way through a run. The schemas of a pack's `language.yaml`,
+`persona.yaml` and `generation.yaml` are in `gen.core.pack_language`,
+`gen.core.pack_persona` and `gen.core.pack_generation`; `facts.yaml` (read only by
+`gen documents --disclosures planned`) in `gen.core.pack_facts`.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from typing import Literal
 from pydantic import Field, RootModel, field_validator, model_validator
 
 from gen.core.errors import ConfigError, UsageError
+from gen.core.grammar import Word
+from gen.core.pack_facts import Facts
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
+from gen.core.pack_persona import PersonaConfig
 from gen.core.placeholders import check_placeholders
 from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
@@ -85,12 +90,12 @@ class Formats(StrictModel):
 
 
 class DocType(StrictModel):
-    name: str = Field(min_length=1)
+    name: Word
     kind: Literal["inherent", "mention"]
 
 
 class CategoryPrompts(StrictModel):
-    sensitive_info: list[str]
+    sensitive_info: list[Word]
     doc_types: list[DocType] = Field(min_length=1)
 
 
@@ -123,10 +128,13 @@ class LanguagePack:
         self.categories = categories
         self.formats = formats
         self.language = load_model(folder / "language.yaml", Language)
+        self.persona = load_model(folder / "persona.yaml", PersonaConfig)
         self.taxonomy = load_model(
             folder / "taxonomy.yaml", Taxonomy, categories=list(categories.categories)
         ).root
-        self.generation = load_model(folder / "generation.yaml", GenerationPrompts)
+        self.generation = load_model(
+            folder / "generation.yaml", GenerationPrompts, gendered=list(self.language.gendered)
+        )
         self._check_cross_references()
 
     def _check_cross_references(self) -> None:
@@ -157,6 +165,11 @@ class LanguagePack:
             rules = rules.model_copy(update={"sentence_language": self.code})
         return rules
 
+    @cached_property
+    def facts(self) -> Facts:
+        """`facts.yaml`, loaded when first asked for: only planned disclosures need it."""
+        return load_model(self.folder / "facts.yaml", Facts, sensitive=self.categories.sensitive)
+
     def doc_types(self, category: str) -> list[DocType]:
         return self.taxonomy[category].doc_types
 
@@ -172,30 +185,35 @@ class LanguagePack:
         return digest.hexdigest()
 
 
-def _prompts_root(prompts_dir: Path | None) -> Path:
+def prompts_root(prompts_dir: Path | None = None) -> Path:
+    """`prompts_dir`, or this checkout's prompts; a UsageError when it is not a folder."""
     root = Path(prompts_dir) if prompts_dir else default_prompts_dir()
     if not root.is_dir():
         raise UsageError(f"prompts folder {root} does not exist")
     return root
 
 
+def pack_codes(root: Path) -> list[str]:
+    """Every language pack under `root`: the folders with a `language.yaml`."""
+    return sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
+
+
 def _unknown_language(root: Path, code: str) -> UsageError:
-    available = sorted(p.name for p in root.iterdir() if (p / "language.yaml").is_file())
     return UsageError(
-        f"no prompts for language {code!r} in {root}; available: {', '.join(available)}"
+        f"no prompts for language {code!r} in {root}; available: {', '.join(pack_codes(root))}"
     )
 
 
 def check_language(code: str, prompts_dir: Path | None = None) -> None:
     """Fail unless `prompts_dir` has a pack for language `code` (without loading it)."""
-    root = _prompts_root(prompts_dir)
+    root = prompts_root(prompts_dir)
     if not code or not (root / code / "language.yaml").is_file():
         raise _unknown_language(root, code)
 
 
 def load_categories(prompts_dir: Path | None = None) -> Categories:
     """`categories.yaml` of `prompts_dir` (default: this checkout's prompts)."""
-    return load_model(_prompts_root(prompts_dir) / "categories.yaml", Categories)
+    return load_model(prompts_root(prompts_dir) / "categories.yaml", Categories)
 
 
 @cache
@@ -206,7 +224,7 @@ def negative_labels(prompts_dir: Path | None = None) -> tuple[str, ...]:
 
 
 def load_language_pack(language: str, prompts_dir: Path | None = None) -> LanguagePack:
-    root = _prompts_root(prompts_dir)
+    root = prompts_root(prompts_dir)
     categories = load_categories(root)
     formats = load_model(root / "formats.yaml", Formats)
     return LanguagePack(root, language, categories, formats)

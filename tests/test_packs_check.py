@@ -1,0 +1,100 @@
+"""`gen packs check`: every file of every pack loaded, every template rendered for a sample
+of personas, one line per problem and exit status 2."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gen.cli import main
+from gen.core.packs import default_prompts_dir, pack_codes
+from gen.packs.check import check_packs
+from gen.packs.english import english_in, native_words
+
+
+def packs_check(*args: str):
+    return CliRunner().invoke(main, ["packs", "check", *args])
+
+
+def test_every_shipped_pack_passes_with_a_thousand_personas() -> None:
+    reports = check_packs(None, None, 1000)
+    assert [report.code for report in reports] == pack_codes(default_prompts_dir())
+    assert {"en", "it"} <= {report.code for report in reports}
+    for report in reports:
+        assert report.problems == [], report.problems
+        assert report.personas == 1000 and report.prompts == 1000
+        names = {Path(file).name for file in report.files}
+        assert {"language.yaml", "persona.yaml", "taxonomy.yaml", "generation.yaml"} <= names
+        assert {
+            "labeling.yaml",
+            "facts.yaml",
+            f"{report.code}.yaml",
+        } <= names  # + queries, wikipedia
+
+
+def test_the_command_says_ok_per_pack() -> None:
+    result = packs_check("--personas", "20")
+    assert result.exit_code == 0, result.output
+    assert "en: ok (8 files, 20 personas, 20 prompts rendered)" in result.output
+    assert "it: ok" in result.output
+
+
+@pytest.fixture
+def prompts(tmp_path: Path) -> Path:
+    """A copy of the prompts with a German pack made from the Italian one in Faker's de_CH,
+    without its own jobs: de_CH has no job titles, and Faker falls back to English ones."""
+    target = tmp_path / "prompts"
+    shutil.copytree(default_prompts_dir(), target)
+    shutil.copytree(target / "it", target / "de")
+    language = target / "de" / "language.yaml"
+    language.write_text(language.read_text().replace("it_IT", "de_CH"))
+    persona = target / "de" / "persona.yaml"
+    text = persona.read_text()
+    persona.write_text(text[: text.index("# Professioni")])
+    return target
+
+
+def test_a_new_pack_gets_one_line_per_problem_and_exit_2(prompts: Path) -> None:
+    result = packs_check("--prompts", str(prompts), "--language", "de", "--personas", "100")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert f"{prompts}/queries/de.yaml: no query templates for locale 'de_CH'" in lines
+    assert f"{prompts}/wikipedia/de.yaml: no Wikipedia configuration for language 'de'" in lines
+    jobs = [line for line in lines if line.startswith(f"{prompts}/de/persona.yaml: job:")]
+    assert len(jobs) == 2, lines  # one line per kind, however many personas
+    assert any("English words from Faker's English fallback" in line for line in jobs)
+    assert any("slash forms in" in line for line in jobs)  # "Designer, fashion/clothing"
+    assert not any("name:" in line or "doctor:" in line for line in lines)  # names are names
+    assert lines[-1] == "error: 4 problems in de"
+    assert "Traceback" not in result.output
+
+
+def test_a_broken_file_is_one_line_and_the_other_packs_still_pass(prompts: Path) -> None:
+    shutil.rmtree(prompts / "de")
+    labeling = prompts / "it" / "labeling.yaml"
+    labeling.write_text(labeling.read_text() + "\nunknown_block: 1\n")
+    result = packs_check("--prompts", str(prompts), "--personas", "10")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert any(line.startswith(f"{prompts}/it/labeling.yaml:") for line in lines), lines
+    assert "en: ok (8 files, 10 personas, 10 prompts rendered)" in lines
+    assert lines[-1] == "error: 1 problem in it"
+
+
+def test_an_unknown_pack_is_a_usage_error() -> None:
+    result = packs_check("--language", "xx")
+    assert result.exit_code == 2
+    assert "no prompts for language 'xx'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_english_words_spare_the_words_of_the_locale_s_own_faker_data() -> None:
+    assert english_in("Bocca Group") == ["group"]
+    assert english_in("Teacher, early years/pre") == ["early", "pre", "teacher", "years"]
+    assert english_in("Retail merchandiser", native_words("de_CH")) == ["merchandiser", "retail"]
+    assert english_in("Land- und Baumaschinentechnik", native_words("de_AT")) == []  # Land
+    assert english_in("Torre di Fine", native_words("it_IT")) == []  # a town
+    assert english_in("Music therapist", native_words("it_IT")) == ["music", "therapist"]
