@@ -18,6 +18,7 @@ from gen.text.units import split_units
 
 EN = load_language_pack("en").units
 IT = load_language_pack("it").units
+DE = load_language_pack("de").units
 GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
 EDGE = ".,;:!?…–—- "
 
@@ -110,6 +111,27 @@ def test_italian_cues_and_abbreviations() -> None:
     ]
 
 
+def test_german_cues_and_abbreviations() -> None:
+    # pysbd cuts German after "geb." and "Abs." when a number follows: the pack's
+    # abbreviations undo it; a comma before a relative pronoun or a conjunction cuts a clause.
+    text = (
+        "Frau Dr. med. Behrens untersuchte den Patienten, der über Brustschmerzen klagt, "
+        "aber er lehnt die Therapie ab. Er ist geb. 03.11.1958 und wohnt in der Berliner "
+        "Str. 5, wo er seit 2012 lebt. Verurteilt nach § 316 Abs. 1 StGB, Termin Di. 9 Uhr."
+    )
+    assert units(text, DE) == [
+        "Frau Dr. med. Behrens untersuchte den Patienten",
+        "der über Brustschmerzen klagt",
+        "aber er lehnt die Therapie ab",
+        "Er ist geb. 03.11.1958 und wohnt in der Berliner Str. 5",
+        "wo er seit 2012 lebt",
+        "Verurteilt nach § 316 Abs. 1 StGB, Termin Di. 9 Uhr",
+    ]
+    assert len(units(text, DE, "sentence")) == 3
+    without = DE.model_copy(update={"conjunctions": (), "relatives": ()})
+    assert len(units(text, without)) == 3
+
+
 def test_form_values_are_units_without_field_names() -> None:
     text = (
         "Patient: Marcus Hale\n"
@@ -178,11 +200,12 @@ def test_empty_and_blank_text() -> None:
     assert split_units(" \n - \n;", EN, "clause") == []
 
 
+@pytest.mark.parametrize("gold_set", ["gold", "gold-de"])
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
-def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str) -> None:
-    packs = {"en": EN, "it": IT}
-    files = [GOLD_DIR / f"gold-{split}.jsonl" for split in ("dev", "test")]
+def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str, gold_set: str) -> None:
+    files = [GOLD_DIR / f"{gold_set}-{split}.jsonl" for split in ("dev", "test")]
     gold = [record for path in files for record in read_record_file(path, "GOLD file")]
+    packs = {code: load_language_pack(code).units for code in {r.language for r in gold}}
     for record in gold:
         ranges = split_units(record.text, packs[record.language], unit)
         assert_well_formed(record.text, ranges)
