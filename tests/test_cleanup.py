@@ -1,4 +1,5 @@
 from gen.core.packs import load_language_pack
+from gen.generate.checks import refusal
 from gen.generate.postprocess import (
     clean_document,
     cut_unfinished,
@@ -12,6 +13,7 @@ from gen.generate.postprocess import (
 PREFIX = "Sure! Here's the generated document:"
 EN = load_language_pack("en").generation.chatter
 IT = load_language_pack("it").generation.chatter
+DE = load_language_pack("de").generation.chatter
 
 
 def test_echoed_prefix_is_removed() -> None:
@@ -35,6 +37,22 @@ def test_preamble_and_fence_and_closing_remark() -> None:
 def test_italian_preamble() -> None:
     text, hit = strip_preamble("Ecco il documento richiesto:\nRicetta medica", IT)
     assert hit and text == "Ricetta medica"
+
+
+def test_german_preamble_closing_and_refusal() -> None:
+    text, hit = strip_preamble("Gerne! Hier ist das gewünschte Dokument:\nArztbrief", DE)
+    assert hit and text == "Arztbrief"
+    letter = "Sicherheitsunterweisung für alle Mitarbeitenden.\nDatum: 03.04.2024"
+    assert strip_preamble(letter, DE) == (letter, False)
+    body = "Patient: Herr Wendt.\n" * 10
+    text, hit = strip_closing(body + "Hinweis: Alle Namen in diesem Dokument sind erfunden.", DE)
+    assert hit and text == body.rstrip("\n")
+    own_note = body + "Hinweis: Bitte bringen Sie Ihre Versichertenkarte mit."
+    assert strip_closing(own_note, DE) == (own_note, False)
+    assert refusal("Es tut mir leid, aber ich kann dieses Dokument nicht erstellen.", DE)
+    assert refusal("Als KI-Sprachmodell kann ich keine Gutachten schreiben.", DE)
+    assert not refusal("Es tut mir leid, aber ich kann am Freitag nicht kommen.", DE)
+    assert not refusal("Er arbeitet als KI-Entwickler in Leipzig.", DE)
 
 
 def test_a_document_that_merely_starts_with_here_is_kept_when_no_colon_line() -> None:
