@@ -1,4 +1,5 @@
-"""Finding planned facts in invented documents (labeling.planned), English and Italian."""
+"""Finding planned facts in invented documents (labeling.planned), English, Italian and
+German."""
 
 from __future__ import annotations
 
@@ -122,6 +123,21 @@ def test_facts_of_one_document_never_share_a_passage(english: FactFinder) -> Non
     assert (first.start, second.start) == (4, text.index(fact, 10))
     spans = [Span(f.start, f.end, "health", "planned") for f in (first, second)]
     check_spans(text, spans)
+
+
+def test_german_person_and_strong_verb_forms() -> None:
+    german = FactFinder(load_language_pack("de").facts.finder)
+    fact = "ist seit 2012 Mitglied der SPD"
+    text = "Ich bin seit 2012 Mitglied der SPD und war Kassiererin."
+    assert passage(german, text, fact) == ("bin seit 2012 Mitglied der SPD", FUZZY, 1.0)
+    # subject and verb inverted: the verb is left out, the rest still carries the fact
+    found = passage(german, "Seit dem Umzug bin ich seit 2012 Mitglied der SPD.", fact)
+    assert found is not None and found[0] == "seit 2012 Mitglied der SPD" and found[2] > 0.9
+    text = "Ich nehme seit 2020 Sertralin gegen Depressionen."
+    fact = "nimmt seit 2020 Sertralin gegen Depressionen"
+    assert passage(german, text, fact) == (text.removeprefix("Ich ")[:-1], FUZZY, 1.0)
+    buddhist = "ist praktizierende Buddhistin"
+    assert passage(german, "Sie ist praktizierende Ärztin.", buddhist) is None
 
 
 def test_substitute_puts_the_facts_in_place_of_the_placeholders() -> None:
