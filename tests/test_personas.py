@@ -33,7 +33,7 @@ ENGLISH = words_of(EnglishJobs.jobs) | {
 }  # fmt: skip
 #: Words of the language that are English words too, beyond those of the locale's own Faker
 #: names, places and job titles (Italian "fine", end, in the town "Torre di Fine").
-NATIVE_TOO = {"it": {"barista"}}
+NATIVE_TOO = {"it": {"barista"}, "es": {"hospital", "hotel", "rural", "doctor", "local"}}
 
 
 @pytest.fixture(scope="module", params=SHIPPED)
@@ -139,6 +139,7 @@ def test_italian_doctors_are_dott_or_dott_ssa_by_their_gender() -> None:
 
 def test_the_packs_list_enough_job_titles() -> None:
     assert len(load_language_pack("it").persona.jobs) >= 150
+    assert len(load_language_pack("es").persona.jobs) >= 150
     assert len(load_language_pack("en").persona.jobs) >= 100
 
 

@@ -18,6 +18,7 @@ from gen.text.units import split_units
 
 EN = load_language_pack("en").units
 IT = load_language_pack("it").units
+ES = load_language_pack("es").units
 GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
 EDGE = ".,;:!?…–—- "
 
@@ -180,8 +181,9 @@ def test_empty_and_blank_text() -> None:
 
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
 def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str) -> None:
-    packs = {"en": EN, "it": IT}
-    files = [GOLD_DIR / f"gold-{split}.jsonl" for split in ("dev", "test")]
+    packs = {"en": EN, "it": IT, "es": ES}
+    sets = ("gold", "gold-es")
+    files = [GOLD_DIR / f"{name}-{split}.jsonl" for name in sets for split in ("dev", "test")]
     gold = [record for path in files for record in read_record_file(path, "GOLD file")]
     for record in gold:
         ranges = split_units(record.text, packs[record.language], unit)
@@ -222,7 +224,7 @@ _SEPARATORS = st.sampled_from([" ", " ", " ", ", ", "; ", " – ", ". ", "\n", "
 def test_prose_units_cover_every_word(pieces: list[tuple[str, str]], unit: str) -> None:
     """Without colons or list markers nothing but whitespace and separators is left out."""
     text = "".join(word + separator for word, separator in pieces)
-    for rules in (EN, IT):
+    for rules in (EN, IT, ES):
         ranges = split_units(text, rules, unit)
         assert_well_formed(text, ranges)
         assert uncovered_words(text, ranges) == []
