@@ -1,9 +1,11 @@
 """Labeling strategies on a gold set: token F1, unit ceiling and seconds per document for
-each strategy x unit x category mode x answer mode, and a calibration table for scored
-answers (precision and recall when spans below a score are dropped).
+each strategy x unit x category mode x answer mode (x context, for scored answers), and a
+calibration table for scored answers (precision and recall when spans below a score are
+dropped).
 
     .venv/bin/python bench/bench_label_strategies.py bench/gold/gold-dev.jsonl
-        [--limit N] [--ctx 4096] [--model FILE.gguf] [--only sentences/clause/all/scored ...]
+        [--limit N] [--ctx 4096] [--model FILE.gguf] [--threads N]
+        [--only sentences/clause/all/scored/document ...]
         [--json results.json]
 
 Each configuration runs `gen label` (the real stage, on a scratch run folder holding the
@@ -41,13 +43,22 @@ from labeling.options import LabelOptions
 from labeling.run import run as label_run
 from labeling.strategies import strategy
 
-#: (strategy, unit, categories, answers); "generated/sentence/own" is the thesis's path.
-CONFIGURATIONS = [
-    ("sentences", unit, categories, answers)
-    for answers in ("generated", "scored")
-    for categories in ("own", "all")
-    for unit in ("sentence", "clause")
-] + [("censor", "-", categories, "generated") for categories in ("own", "all")]
+#: (strategy, unit, categories, answers, context); "sentence/own/generated" is the thesis's
+#: path. The context (the unit alone or after its document) applies to scored answers.
+CONFIGURATIONS = (
+    [
+        ("sentences", unit, categories, "generated", "-")
+        for categories in ("own", "all")
+        for unit in ("sentence", "clause")
+    ]
+    + [
+        ("sentences", unit, categories, "scored", context)
+        for context in ("unit", "document")
+        for categories in ("own", "all")
+        for unit in ("sentence", "clause")
+    ]
+    + [("censor", "-", categories, "generated", "-") for categories in ("own", "all")]
+)
 #: A share of 0.5 is already high among seven labels (--categories all).
 THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -79,7 +90,7 @@ def label(
 ) -> tuple[list[Record], float, float]:
     """Labeled records of one configuration, and wall-clock and CPU seconds per document
     (CPU time moves less than wall time on a machine shared with other work)."""
-    name, unit, categories, answers = configuration
+    name, unit, categories, answers, context = configuration
     with tempfile.TemporaryDirectory(prefix="gen-bench-label-") as scratch:
         paths = RunPaths(Path(scratch))
         with RecordTable(paths.documents) as table:
@@ -89,6 +100,7 @@ def label(
             unit="sentence" if unit == "-" else unit,
             categories=categories,
             answers=answers,
+            context="unit" if context == "-" else context,
             context_tokens=ctx,
             backend=backend,
         )
@@ -185,7 +197,14 @@ def main() -> None:
         "runs": {},
     }
     table = [
-        ["strategy/unit/categories/answers", "s/doc", "cpu s/doc", "micro-F1", "ceiling", "P/R/F1"]
+        [
+            "strategy/unit/categories/answers/context",
+            "s/doc",
+            "cpu s/doc",
+            "micro-F1",
+            "ceiling",
+            "P/R/F1",
+        ]
     ]
     for unit, floor in results["floors"].items():
         table.append(

@@ -4,7 +4,7 @@ the spans each threshold gives, from one pass of the model.
 
     .venv/bin/python bench/unit_signal.py bench/gold/gold-dev.jsonl
         [--unit sentence|clause] [--categories own|all] [--context unit|document]
-        [--ctx 4096] [--model FILE.gguf] [--threads N] [--json FILE]
+        [--ctx 4096] [--model FILE.gguf] [--threads N] [--json FILE] [--units FILE]
 
 For every unit of every gold document (own mode: the documents of a sensitive category),
 the `sentences` strategy's scored prompt gives the probability that the unit is sensitive
@@ -113,6 +113,9 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument(
+        "--units", type=Path, default=None, help="write every unit's score here (JSONL)"
+    )
     args = parser.parse_args()
 
     gold = read_record_file(args.gold, "GOLD file")
@@ -186,6 +189,14 @@ def main() -> None:
     if args.json:
         figures = {"auc": overall, "auc_within": per_document, "thresholds": rows}
         args.json.write_text(json.dumps(figures, indent=2))
+    if args.units:
+        texts = {r.id: r.text for r in gold}
+        lines = [
+            json.dumps({"id": key, **dataclasses.asdict(u), "text": texts[key][u.start : u.end]})
+            for key, scored in units.items()
+            for u in scored
+        ]
+        args.units.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

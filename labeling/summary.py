@@ -1,5 +1,8 @@
 """What `gen label` reports: counts over the whole labeled table (resumed runs included),
-this run's cost, and how much every pair of strategies that ran agrees."""
+this run's cost, and how much every pair of strategies that ran agrees; on documents
+written with planned disclosures, also how much each strategy agrees with the plan
+(`planned vs sentences`: the facts the writer was asked for against what the strategy
+found, which includes what the plan did not say)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from typing import Any
 
 from gen.core.records import Record, Span
 from labeling.agreement import agreement
+from labeling.planned import META_KEY
+from labeling.planned import SOURCE as PLANNED
 from labeling.strategies import strategy
 from labeling.strategies.outcome import FLAGGED, OK, StrategyOutcome
 
@@ -70,6 +75,13 @@ class LabelSummary:
                 by_category.setdefault(record.category, []).append(
                     (record.text, _spans_of(record, first), _spans_of(record, second))
                 )
+            if META_KEY in record.meta:
+                planned = [span for span in record.spans if span.source == PLANNED]
+                for name in answered:
+                    by_category = pairs.setdefault(pair_name(PLANNED, name), {})
+                    by_category.setdefault(record.category, []).append(
+                        (record.text, planned, _spans_of(record, name))
+                    )
         self.agreement = {
             pair: {category: agreement(rows).to_dict() for category, rows in sorted(cats.items())}
             for pair, cats in pairs.items()

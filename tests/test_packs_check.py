@@ -28,13 +28,17 @@ def test_every_shipped_pack_passes_with_a_thousand_personas() -> None:
         assert report.personas == 1000 and report.prompts == 1000
         names = {Path(file).name for file in report.files}
         assert {"language.yaml", "persona.yaml", "taxonomy.yaml", "generation.yaml"} <= names
-        assert {"labeling.yaml", f"{report.code}.yaml"} <= names  # queries, wikipedia
+        assert {
+            "labeling.yaml",
+            "facts.yaml",
+            f"{report.code}.yaml",
+        } <= names  # + queries, wikipedia
 
 
 def test_the_command_says_ok_per_pack() -> None:
     result = packs_check("--personas", "20")
     assert result.exit_code == 0, result.output
-    assert "en: ok (7 files, 20 personas, 20 prompts rendered)" in result.output
+    assert "en: ok (8 files, 20 personas, 20 prompts rendered)" in result.output
     assert "it: ok" in result.output
 
 
@@ -76,7 +80,7 @@ def test_a_broken_file_is_one_line_and_the_other_packs_still_pass(prompts: Path)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert any(line.startswith(f"{prompts}/it/labeling.yaml:") for line in lines), lines
-    assert "en: ok (7 files, 10 personas, 10 prompts rendered)" in lines
+    assert "en: ok (8 files, 10 personas, 10 prompts rendered)" in lines
     assert lines[-1] == "error: 1 problem in it"
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from gen.cli.options import (
     backend_options,
@@ -19,12 +21,13 @@ from gen.cli.options import (
     seed_option,
     shard_option,
 )
-from gen.core.errors import IncompleteError
+from gen.core.errors import IncompleteError, UsageError
 from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
+from gen.generate.disclosures import FACT_SOURCES, FACT_STYLES, MAX_PER_DOCUMENT, DisclosureSpec
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import ALL, PlanSpec, iter_plan
+from gen.generate.plan import ALL, PlanItem, PlanSpec, iter_plan, validate_spec
 from gen.generate.records import STAGE
 from gen.generate.run import run
 from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
@@ -50,7 +53,50 @@ plan_options = compose_options(
     language_option,
     seed_option,
     prompts_option,
+    click.option(
+        "--disclosures",
+        type=click.Choice(["none", "planned"]),
+        default="none",
+        show_default=True,
+        help="planned: decide the sensitive facts of each document before it is written, ask "
+        "the writer to include them, and find them in the text as `planned` spans "
+        "(docs/generation.md); none: the model writes freely.",
+    ),
+    click.option(
+        "--facts",
+        type=click.Choice(FACT_SOURCES),
+        default=DisclosureSpec.facts,
+        show_default=True,
+        help="Where planned facts come from: the language pack's facts.yaml, or the model "
+        "itself, asked in a short first request.",
+    ),
+    click.option(
+        "--fact-style",
+        type=click.Choice(FACT_STYLES),
+        default=DisclosureSpec.style,
+        show_default=True,
+        help="inline: the writer is told the facts; placeholder: it writes [[FACT_1]]... where "
+        "they go, replaced by the facts afterwards.",
+    ),
+    click.option(
+        "--facts-per-document",
+        type=click.IntRange(1, MAX_PER_DOCUMENT),
+        default=DisclosureSpec.per_document,
+        show_default=True,
+        help="Each document discloses 1 to this many facts of its own category.",
+    ),
+    click.option(
+        "--second-category-share",
+        type=click.FloatRange(0.0, 1.0),
+        default=DisclosureSpec.second_share,
+        show_default=True,
+        help="Share of documents that also disclose one fact of a second sensitive category "
+        "(in whole percent).",
+    ),
 )
+
+#: Options that only mean something with --disclosures planned.
+_DISCLOSURE_OPTIONS = ("facts", "fact_style", "facts_per_document", "second_category_share")
 
 
 def _spec(kwargs: dict[str, Any]) -> PlanSpec:
@@ -59,6 +105,23 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
         category=kwargs["category"],
         doc_type=kwargs["doc_type"],
         seed=kwargs["seed"],
+        disclosures=_disclosures(kwargs),
+    )
+
+
+def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
+    if kwargs["disclosures"] == "none":
+        context = click.get_current_context()
+        for name in _DISCLOSURE_OPTIONS:
+            if context.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+                flag = "--" + name.replace("_", "-")
+                raise UsageError(f"{flag} needs --disclosures planned")
+        return None
+    return DisclosureSpec(
+        facts=kwargs["facts"],
+        style=kwargs["fact_style"],
+        per_document=kwargs["facts_per_document"],
+        second_share=round(kwargs["second_category_share"], 2),
     )
 
 
@@ -83,12 +146,19 @@ def _spec(kwargs: dict[str, Any]) -> PlanSpec:
     help="Ask the writer to wrap sensitive passages in tags (<health>...</health>); they "
     "become llm_inline spans of the clean text (gen label --strategy inline).",
 )
+@click.option(
+    "--require-disclosures",
+    is_flag=True,
+    help="With --disclosures planned: reject a document that misses a planned fact (reason "
+    "disclosure_missing) instead of keeping it flagged.",
+)
 @shard_option
 def documents(
     run_dir: Path,
     max_tokens: int | None,
     prompt_format: str | None,
     inline_labels: bool,
+    require_disclosures: bool,
     shard: Shard,
     **kwargs: Any,
 ) -> None:
@@ -105,6 +175,7 @@ def documents(
         backend=backend_options_from(kwargs),
         shard=shard,
         inline_labels=inline_labels,
+        require_disclosures=require_disclosures,
     )
     paths = RunPaths(run_dir)
     summary = run(paths, options)
@@ -133,6 +204,13 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
             f"{summary.ctx_truncated} documents were cut by the context window (--ctx) and are "
             "flagged ctx_truncated"
         )
+    facts = summary.facts.total()
+    if facts["planned"]:
+        click.echo(
+            f"planned facts: {facts['planned']} in the checked documents: {facts['exact']} "
+            f"found exact, {facts['fuzzy']} fuzzy, {facts['missing']} missing "
+            "(documents flagged or rejected disclosure_missing)"
+        )
     flagged = ", ".join(f"{flag} {count}" for flag, count in summary.flagged.most_common())
     if flagged:
         click.echo(f"flagged (kept; gen build --exclude-flagged leaves them out): {flagged}")
@@ -154,21 +232,45 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     """Dry run of `gen documents`: prompts and counts, no model, nothing written."""
     pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
     spec = _spec(kwargs)
-    items = list(islice(iter_plan(pack, spec), kwargs["n"]))
+    validate_spec(pack, spec)
+    # Counted without drawing facts: category and document type do not depend on them.
+    items = list(islice(iter_plan(pack, dataclasses.replace(spec, disclosures=None)), kwargs["n"]))
     format_name = prompt_format or pack.generation.format
-    for item in items[:show]:
+    for item in islice(iter_plan(pack, spec), min(show, kwargs["n"])):
         click.secho(
             f"--- {item.id}  [{item.category} / {item.doc_type}]  seed={item.seed}", bold=True
         )
         click.echo(f"[format: {format_name}]")
         click.echo(f"system: {item.parts.system}")
         click.echo(f"instruction: {item.parts.instruction}")
-        click.echo(f"response prefix: {item.parts.response_prefix!r}\n")
+        click.echo(f"response prefix: {item.parts.response_prefix!r}")
+        for line in _planned_facts(item):
+            click.echo(line)
+        click.echo()
     by_type = Counter((item.category, item.doc_type) for item in items)
     by_category = Counter(item.category for item in items)
     click.secho(f"plan {spec.key}: {len(items)} documents", bold=True)
+    if spec.disclosures:
+        click.echo(f"  {_disclosures_line(spec.disclosures)}")
     for category, total in by_category.items():
         click.echo(f"  {category:<12} {total:>5}")
         for (cat, doc_type), n in sorted(by_type.items()):
             if cat == category:
                 click.echo(f"      {doc_type:<50} {n:>5}")
+
+
+def _planned_facts(item: PlanItem) -> list[str]:
+    """`planned fact 1 [health]: was diagnosed with ...` (or asked of the model)."""
+    return [
+        f"planned fact {number} [{fact.category}]: "
+        + (fact.text or "written by the model in a first request")
+        for number, fact in enumerate(item.disclosures, 1)
+    ]
+
+
+def _disclosures_line(spec: DisclosureSpec) -> str:
+    return (
+        f"planned disclosures: facts from the {spec.facts}, {spec.style} style, 1-"
+        f"{spec.per_document} of the document's own category, plus one of a second category "
+        f"in {round(spec.second_share * 100)}% of documents; none for `other`"
+    )

@@ -4,7 +4,8 @@ Everything a user may edit to fit their domain and language lives there; this
 module validates it on load, so a typo fails at start-up with the file, line
 and key, never half-way through a run. The schemas of a pack's `language.yaml`,
 `persona.yaml` and `generation.yaml` are in `gen.core.pack_language`,
-`gen.core.pack_persona` and `gen.core.pack_generation`.
+`gen.core.pack_persona` and `gen.core.pack_generation`; `facts.yaml` (read only by
+`gen documents --disclosures planned`) in `gen.core.pack_facts`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import Field, RootModel, field_validator, model_validator
 
 from gen.core.errors import ConfigError, UsageError
 from gen.core.grammar import Word
+from gen.core.pack_facts import Facts
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
@@ -162,6 +164,11 @@ class LanguagePack:
         if rules.sentence_language is None:
             rules = rules.model_copy(update={"sentence_language": self.code})
         return rules
+
+    @cached_property
+    def facts(self) -> Facts:
+        """`facts.yaml`, loaded when first asked for: only planned disclosures need it."""
+        return load_model(self.folder / "facts.yaml", Facts, sensitive=self.categories.sensitive)
 
     def doc_types(self, category: str) -> list[DocType]:
         return self.taxonomy[category].doc_types

@@ -9,7 +9,7 @@ from gen.core.packs import negative_labels
 
 LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")
-BUILD_SPAN_SOURCES = ("llm_inline", "llm_sentences", "llm_censor", "faker")
+BUILD_SPAN_SOURCES = ("planned", "llm_inline", "llm_sentences", "llm_censor", "faker")
 BINARY_LABEL = "sensitive"
 
 

@@ -2,8 +2,10 @@
 
 Requests run in a pool of `backend.concurrency` threads while documents are missing and
 the attempt budget lasts; every finished one is judged (`gen.generate.records`) and
-stored as it completes, in the tables the stage (`gen.generate.run`) holds open. A call
-that ends, however it ends, is appended to the plan's history in the manifest.
+stored as it completes, in the tables the stage (`gen.generate.run`) holds open. When the
+model writes an item's planned facts (`--facts model`), that item's facts requests run
+first in the same worker. A call that ends, however it ends, is appended to the plan's
+history in the manifest.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from itertools import islice
 from typing import Any
 
@@ -27,10 +29,12 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.diagnosis import RunSettings, diagnose
 from gen.generate.manifest import append_run, new_run_id
+from gen.generate.model_facts import FACTS_FAILED, WrittenFacts, ask_facts
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanItem, plan_item
+from gen.generate.placed_facts import DISCLOSURE_MISSING, FactPlacer
+from gen.generate.plan import PlanItem, plan_item, with_written_facts
 from gen.generate.preflight import CHECKED_PROMPTS, TokenLimit, check_context
-from gen.generate.records import STAGE, Answer, failed_request, judge
+from gen.generate.records import STAGE, Answer, facts_failed, failed_request, judge
 from gen.generate.requests import Prompter
 from gen.generate.resume import Resume
 from gen.generate.summary import COMPLETE, FAILED, INTERRUPTED, SHORT, DocumentsSummary
@@ -38,6 +42,17 @@ from labeling.strategies.inline import InlineLabels
 
 #: Give up on a plan after this many attempts per wanted document.
 MAX_ATTEMPTS_PER_DOCUMENT = 3
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the backend wrote for one item: the document (None when its facts request
+    gave no fact), and the facts the model wrote first, if it did."""
+
+    item: PlanItem
+    rendered: RenderedPrompt | None
+    completion: Completion | None
+    facts: WrittenFacts | None = None
 
 
 class DocumentCall:
@@ -60,6 +75,13 @@ class DocumentCall:
         self.limit = limit
         self.state = state
         self.inline = InlineLabels.of(pack) if options.inline_labels else None
+        disclosures = self.spec.disclosures
+        self.placer = (
+            FactPlacer(pack, disclosures, required=options.require_disclosures)
+            if disclosures
+            else None
+        )
+        self.model_facts = disclosures is not None and disclosures.facts == "model"
         self.prompter = Prompter(
             pack,
             backend,
@@ -113,7 +135,7 @@ class DocumentCall:
         return summary
 
     def _generate(self, documents: RecordTable, rejects: RecordTable) -> None:
-        in_flight: dict[Future[Completion], tuple[PlanItem, RenderedPrompt]] = {}
+        in_flight: dict[Future[Written], PlanItem] = {}
         with (
             progress(STAGE, self.summary.wanted, done=self.summary.accepted) as bar,
             ThreadPoolExecutor(max_workers=self.workers) as pool,
@@ -123,15 +145,15 @@ class DocumentCall:
                 while in_flight:
                     finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        item, rendered = in_flight.pop(future)
-                        self._collect(item, rendered, future, documents, rejects, bar)
+                        item = in_flight.pop(future)
+                        self._collect(item, future, documents, rejects, bar)
                     self._submit(pool, in_flight)
             except BaseException:
                 for future in in_flight:
                     future.cancel()
                 raise
 
-    def _submit(self, pool: ThreadPoolExecutor, in_flight: dict[Future[Completion], Any]) -> None:
+    def _submit(self, pool: ThreadPoolExecutor, in_flight: dict[Future[Written], Any]) -> None:
         """Send requests while documents are missing, the budget lasts and a worker is free."""
         while (
             self.summary.accepted + len(in_flight) < self.summary.wanted
@@ -139,24 +161,35 @@ class DocumentCall:
             and len(in_flight) < self.workers
         ):
             item = plan_item(self.pack, self.spec, next(self._indexes))
-            rendered, request = self.prompter.request(item)
-            in_flight[pool.submit(self.backend.generate, request)] = (item, rendered)
+            in_flight[pool.submit(self._write, item)] = item
             self.budget -= 1
+
+    def _write(self, item: PlanItem) -> Written:
+        """One item's requests: its facts first when the model writes them, then the
+        document (a failed request raises GenError)."""
+        facts = None
+        if self.model_facts and item.disclosures:
+            facts = ask_facts(self.backend, self.prompter, self.pack, item)
+            if facts.failed:
+                return Written(item, None, None, facts)
+            item = with_written_facts(self.pack, self.spec, item, facts.texts)
+        rendered, request = self.prompter.request(item)
+        return Written(item, rendered, self.backend.generate(request), facts)
 
     def _collect(
         self,
         item: PlanItem,
-        rendered: RenderedPrompt,
-        future: Future[Completion],
+        future: Future[Written],
         documents: RecordTable,
         rejects: RecordTable,
         bar: ProgressReporter,
     ) -> None:
-        """Judge and store one finished request."""
+        """Judge and store one finished item."""
         summary = self.summary
         try:
-            completion = future.result()
+            written = future.result()
         except GenError as exc:
+            rendered = self.prompter.render(item)
             rejects.append(
                 failed_request(item, self.spec, rendered, self.backend, exc, run_id=self.run_id)
             )
@@ -166,9 +199,28 @@ class DocumentCall:
             self.errors.failed(exc)
             return
         self.errors.succeeded()
+        if written.facts is not None:
+            summary.completion_tokens += written.facts.completion_tokens
+            summary.generation_seconds += written.facts.seconds
+        if written.facts is not None and written.facts.failed:
+            rejects.append(
+                facts_failed(item, self.spec, self.backend, written.facts, run_id=self.run_id)
+            )
+            summary.reject(
+                FACTS_FAILED,
+                chars=0,
+                at_token_limit=False,
+                ctx_truncated=False,
+                detail=written.facts.why,
+            )
+            return
+        assert written.rendered is not None and written.completion is not None
+        completion = written.completion
         summary.completion_tokens += completion.completion_tokens
         summary.generation_seconds += completion.seconds
-        answer = Answer(item, rendered, completion, self.limit.tokens)
+        answer = Answer(
+            written.item, written.rendered, completion, self.limit.tokens, written.facts
+        )
         judgement = judge(
             answer,
             spec=self.spec,
@@ -177,7 +229,10 @@ class DocumentCall:
             duplicates=self.state.duplicates,
             run_id=self.run_id,
             inline=self.inline,
+            placer=self.placer,
         )
+        if judgement.rejection is None or judgement.rejection.reason == DISCLOSURE_MISSING:
+            summary.facts.add(judgement.record)
         if judgement.rejection:
             rejects.append(judgement.record)
             summary.reject(
@@ -224,6 +279,9 @@ class DocumentCall:
             "wall_seconds": round(summary.wall_seconds, 2),
             "tokens_per_second": round(summary.tokens_per_second, 2),
         }
+        if self.spec.disclosures:
+            entry["require_disclosures"] = self.options.require_disclosures
+            entry["disclosures"] = summary.facts.to_dict()
         append_run(
             self.paths.manifest(STAGE, self.options.shard),
             self.spec.key,

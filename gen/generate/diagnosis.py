@@ -69,6 +69,20 @@ def _model_error(found: RejectEvidence, settings: RunSettings) -> str:
     return f"the backend failed ({found.detail}); re-run once it works again"
 
 
+def _facts_failed(found: RejectEvidence, settings: RunSettings) -> str:
+    return (
+        f"the model's answers to the facts request held no usable fact ({found.detail}); use "
+        "a larger model, or --facts pack"
+    )
+
+
+def _disclosure_missing(found: RejectEvidence, settings: RunSettings) -> str:
+    return (
+        "the writer left planned facts out; try --fact-style placeholder or a larger model, "
+        "or drop --require-disclosures to keep such documents flagged disclosure_missing"
+    )
+
+
 CAUSES: dict[str, Callable[[RejectEvidence, RunSettings], str]] = {
     "too_short": _too_short,
     "empty": _empty,
@@ -76,6 +90,8 @@ CAUSES: dict[str, Callable[[RejectEvidence, RunSettings], str]] = {
     "exact_duplicate": _duplicate,
     "near_duplicate": _duplicate,
     "model_error": _model_error,
+    "facts_failed": _facts_failed,
+    "disclosure_missing": _disclosure_missing,
 }
 
 

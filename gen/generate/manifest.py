@@ -2,10 +2,11 @@
 
 `RUN/manifests/documents.json` (one file per shard of a split plan) holds, for each
 plan, its spec, the current count of accepted documents, rejects by reason and accepted
-documents by flag (ctx-truncated ones also on their own) summed over the calls, and
-`runs`: the calls in order, each with its settings, backend and counts. An entry is never
-changed once written, so the settings each document was made with stay known (a
-document's `meta.run` names its entry), however often the plan is resumed.
+documents by flag (ctx-truncated ones also on their own) summed over the calls (with
+planned disclosures also the facts asked, planned, found exact or fuzzy and missing, per
+category), and `runs`: the calls in order, each with its settings, backend and counts. An
+entry is never changed once written, so the settings each document was made with stay
+known (a document's `meta.run` names its entry), however often the plan is resumed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ from gen.core.files import read_json_object, write_json_atomic
 from gen.core.shards import Shard
 
 #: Plan-level keys; everything else a plan held before histories existed was one call's.
-_PLAN_KEYS = ("spec", "shard", "accepted", "rejected", "flagged", "ctx_truncated", "runs")
+_PLAN_KEYS = (
+    "spec",
+    "shard",
+    "accepted",
+    "rejected",
+    "flagged",
+    "ctx_truncated",
+    "disclosures",
+    "runs",
+)
 
 
 def new_run_id() -> str:
@@ -76,8 +86,21 @@ def append_run(
         flagged=dict(flagged),
         ctx_truncated=plan.get("ctx_truncated", 0) + entry.get("ctx_truncated", 0),
     )
+    if entry.get("disclosures") or plan.get("disclosures"):
+        plan["disclosures"] = add_counts(plan.get("disclosures", {}), entry.get("disclosures", {}))
     plan["runs"].append(entry)
     manifest["plans"][plan_key] = plan
     manifest["documents_total"] = documents_total
     manifest["rejects_total"] = rejects_total
     write_json_atomic(path, manifest)
+
+
+def add_counts(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """Nested counts summed key by key ({"planned": 3, "by_category": {"health": {...}}})."""
+    summed = dict(total)
+    for key, value in more.items():
+        if isinstance(value, dict):
+            summed[key] = add_counts(summed.get(key, {}), value)
+        else:
+            summed[key] = summed.get(key, 0) + value
+    return summed

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gen.backends import default_backend_options
 from gen.backends.spec import BackendOptions
+from gen.core.errors import UsageError
 from gen.core.shards import WHOLE, Shard
 from gen.generate.plan import PlanSpec
 
@@ -24,3 +25,16 @@ class DocumentsOptions:
     shard: Shard = WHOLE
     #: The writer wraps sensitive passages in tags, stripped into `llm_inline` spans.
     inline_labels: bool = False
+    #: With planned disclosures: reject a document missing a fact (else it is flagged).
+    require_disclosures: bool = False
+
+    def __post_init__(self) -> None:
+        disclosures = self.spec.disclosures
+        if disclosures is None and self.require_disclosures:
+            raise UsageError("--require-disclosures needs --disclosures planned")
+        if disclosures is not None and disclosures.style == "placeholder" and self.inline_labels:
+            raise UsageError(
+                "--fact-style placeholder and --inline-labels cannot be combined: the facts "
+                "put in place of the placeholders would move the writer's tagged spans; use "
+                "--fact-style inline"
+            )

@@ -3,11 +3,14 @@
 Item *i* gets its category, document type, persona, prompt and sampling seed
 from (global seed, i) alone, so the same command always asks for the same
 documents, a resumed run asks for exactly the missing ones, and `gen plan`
-shows what `gen documents` will do without loading a model.
+shows what `gen documents` will do without loading a model. With planned disclosures
+(`gen.generate.disclosures`) an item also carries the sensitive facts its document must
+disclose, and the writer's prompt asks for them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Iterator
@@ -17,6 +20,13 @@ from gen.backends.prompting import PromptParts
 from gen.core.errors import UsageError
 from gen.core.packs import LanguagePack
 from gen.core.seeds import derive_seed
+from gen.generate.disclosures import (
+    Disclosure,
+    DisclosureSpec,
+    disclosure_rng,
+    draw_disclosures,
+    writer_parts,
+)
 from gen.generate.personas import Persona, draw_persona
 
 ALL = "all"
@@ -30,10 +40,18 @@ class PlanSpec:
     category: str = ALL
     doc_type: str | None = None
     seed: int = 0
+    #: Planned disclosures (`--disclosures planned`); None: the model writes freely.
+    disclosures: DisclosureSpec | None = None
 
     @property
     def key(self) -> str:
         """Prefix of every item id of this plan (ids stay readable in file listings)."""
+        return f"{self.draw_key}-{self.disclosures.key}" if self.disclosures else self.draw_key
+
+    @property
+    def draw_key(self) -> str:
+        """What an item's draws derive from: the same with or without disclosures, so a
+        planned run writes about the same personas and document types as a free one."""
         doc_type = _slug(self.doc_type) if self.doc_type else ALL
         return f"{self.language}-{self.category}-{doc_type}-s{self.seed}"
 
@@ -49,6 +67,9 @@ class PlanItem:
     persona: dict[str, str]
     seed: int
     parts: PromptParts
+    #: The facts the document must disclose; texts are "" until the model wrote them
+    #: (`--facts model`, see `with_written_facts`).
+    disclosures: tuple[Disclosure, ...] = ()
 
 
 def _slug(text: str) -> str:
@@ -92,6 +113,8 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
             f"unknown document type {spec.doc_type!r} in any category; expected one of: "
             + ", ".join(known)
         )
+    if spec.disclosures is not None:
+        pack.facts  # noqa: B018 (loaded and checked now, not at the first document)
 
 
 def prompt_parts(
@@ -124,12 +147,18 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
             if any(t.name.lower() == spec.doc_type.lower() for t in pack.doc_types(c))
         ]
     category = categories[index % len(categories)]
-    rng = random.Random(derive_seed(spec.seed, spec.key, index))
+    rng = random.Random(derive_seed(spec.seed, spec.draw_key, index))
     doc_type = rng.choice(_doc_types(pack, category, spec.doc_type))
     prompts = pack.taxonomy[category]
     sensitive_info = rng.choice(prompts.sensitive_info) if prompts.sensitive_info else ""
     persona = draw_persona(pack.language.faker_locale, pack.persona, rng.getrandbits(31))
     parts = prompt_parts(pack, persona, category, doc_type.name, sensitive_info)
+    disclosures: tuple[Disclosure, ...] = ()
+    if spec.disclosures is not None:
+        draws = disclosure_rng(spec.seed, spec.draw_key, index)
+        disclosures = draw_disclosures(pack, spec.disclosures, category, persona, draws)
+        if spec.disclosures.facts == "pack":
+            parts = writer_parts(pack, spec.disclosures.style, parts, persona.values, disclosures)
     return PlanItem(
         index=index,
         id=f"{spec.key}-{index:06d}",
@@ -140,7 +169,25 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         persona=persona.values,
         seed=rng.getrandbits(31),
         parts=parts,
+        disclosures=disclosures,
     )
+
+
+def with_written_facts(
+    pack: LanguagePack, spec: PlanSpec, item: PlanItem, texts: dict[str, list[str]]
+) -> PlanItem:
+    """The item once the model wrote its facts (`--facts model`): the planned facts of each
+    category take that category's texts in order (a fact the model did not write leaves
+    the plan) and the writer's prompt carries them."""
+    assert spec.disclosures is not None
+    left = {category: list(written) for category, written in texts.items()}
+    disclosures = tuple(
+        disclosure.with_text(left[disclosure.category].pop(0))
+        for disclosure in item.disclosures
+        if left.get(disclosure.category)
+    )
+    parts = writer_parts(pack, spec.disclosures.style, item.parts, item.persona, disclosures)
+    return dataclasses.replace(item, parts=parts, disclosures=disclosures)
 
 
 def iter_plan(pack: LanguagePack, spec: PlanSpec, start: int = 0) -> Iterator[PlanItem]:

@@ -1,7 +1,9 @@
 """From a model's answer to a stored record: cleaned, checked, flagged, with provenance.
 
 An answer that fails a check becomes a reject with its raw text, reason and detail,
-never a silent drop; so does a request the backend failed.
+never a silent drop; so does a request the backend failed, and an item whose facts
+request gave no fact (`--facts model`). A document written with planned disclosures gets
+its facts placed (`gen.generate.placed_facts`) before the checks.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from gen.backends.prompting import RenderedPrompt
 from gen.core.pack_generation import GenerationPrompts
 from gen.core.records import Record
 from gen.generate.checks import DuplicateIndex, Rejection, rejection
+from gen.generate.model_facts import FACTS_FAILED, WrittenFacts
+from gen.generate.placed_facts import FactPlacer
 from gen.generate.plan import PlanItem, PlanSpec
 from gen.generate.postprocess import clean_document, template_slots
 from gen.generate.summary import CTX_TRUNCATED, UNFILLED_SLOT
+from labeling.planned import META_KEY
 from labeling.strategies.inline import InlineLabels
 
 STAGE = "documents"
@@ -29,6 +34,8 @@ class Answer:
     rendered: RenderedPrompt
     completion: Completion
     max_tokens: int
+    #: The model's facts requests, when it wrote the item's facts (`--facts model`).
+    facts: WrittenFacts | None = None
 
     @property
     def ctx_truncated(self) -> bool:
@@ -108,9 +115,10 @@ def judge(
     duplicates: DuplicateIndex,
     run_id: str,
     inline: InlineLabels | None = None,
+    placer: FactPlacer | None = None,
 ) -> Judgement:
-    """Clean the answer, strip the writer's inline tags into spans (when asked for), and
-    check it; an accepted text joins `duplicates`."""
+    """Clean the answer, strip the writer's inline tags into spans (when asked for), place
+    the planned facts (when there are), and check it; an accepted text joins `duplicates`."""
     item, completion = answer.item, answer.completion
     cleaned = clean_document(
         completion.text,
@@ -130,6 +138,8 @@ def judge(
     )
     if inline:
         record = inline.written(record)
+    if placer and item.disclosures:
+        record = placer.place(record, item, answer.facts)
     if answer.ctx_truncated:
         record.flags.append(CTX_TRUNCATED)
     slots = template_slots(record.text)
@@ -143,6 +153,8 @@ def judge(
         duplicates=duplicates,
         chatter=generation.chatter,
     )
+    if refusal is None and placer is not None:
+        refusal = placer.refusal(record)
     if refusal:
         return Judgement(rejected(record, completion.text, refusal), refusal, len(record.text))
     duplicates.add(record.text)
@@ -162,3 +174,17 @@ def failed_request(
     failed = Completion("", 0, 0, 0.0, "error")
     record = document_record(item, spec, rendered, failed, "", backend, removed=[], run_id=run_id)
     return rejected(record, "", Rejection("model_error", str(error)))
+
+
+def facts_failed(
+    item: PlanItem, spec: PlanSpec, backend: Backend, facts: WrittenFacts, *, run_id: str
+) -> Record:
+    """The reject of an item whose facts requests gave no usable fact: the requests and
+    answers are kept, and the item is not written."""
+    prompt = RenderedPrompt("\n\n".join(answer.prompt for answer in facts.answers), ())
+    completion = Completion("", 0, facts.completion_tokens, facts.seconds, "stop")
+    record = document_record(item, spec, prompt, completion, "", backend, removed=[], run_id=run_id)
+    style = spec.disclosures.style if spec.disclosures else None
+    record.meta[META_KEY] = {"facts": "model", "style": style, "planned": [], "model": facts.meta()}
+    raw = "\n\n".join(answer.answer for answer in facts.answers)
+    return rejected(record, raw, Rejection(FACTS_FAILED, facts.why))

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from gen.backends.base import Backend, GenerationRequest, SamplingParams
-from gen.backends.prompting import RenderedPrompt, render_prompt
+from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
 from gen.core.packs import LanguagePack
 from gen.generate.plan import PlanItem
 from labeling.strategies.inline import InlineLabels
@@ -44,7 +44,10 @@ class Prompter:
         self._chat_template = backend.chat_template()
 
     def render(self, item: PlanItem) -> RenderedPrompt:
-        parts = self.inline.prompt(item.parts) if self.inline else item.parts
+        return self.render_parts(self.inline.prompt(item.parts) if self.inline else item.parts)
+
+    def render_parts(self, parts: PromptParts) -> RenderedPrompt:
+        """Any prompt (the facts request too) in this format and chat template."""
         return render_prompt(parts, self.format_name, self.pack.formats, self._chat_template)
 
     def request(self, item: PlanItem) -> tuple[RenderedPrompt, GenerationRequest]:

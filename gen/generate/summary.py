@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gen.core.shards import WHOLE, Shard
+from gen.generate.placed_facts import FactCounts
 
 # How a call ended (`DocumentsSummary.status`, stored in the plan's manifest history).
 RUNNING = "running"
@@ -68,6 +69,8 @@ class DocumentsSummary:
     status: str = RUNNING
     #: Why the call ended short of n documents (`gen.generate.diagnosis`); "" otherwise.
     diagnosis: str = ""
+    #: Planned facts of this call's documents that passed the quality checks.
+    facts: FactCounts = field(default_factory=FactCounts)
 
     @property
     def wanted(self) -> int:

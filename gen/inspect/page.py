@@ -27,6 +27,7 @@ from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.inspect.stats import StatsOptions, chart_png, compute_stats
+from labeling.planned import META_KEY as PLAN_KEY
 
 #: Record tables of a run folder that the page can show.
 TABLES = ("labeled", "documents", "wikipedia", "queries", "dataset")
@@ -110,11 +111,24 @@ def document_entry(record: Record, table: str, *, rejected_reason: str | None = 
         "status": status,
         "reasons": reasons,
         "raw": raw if isinstance(raw, str) and raw != record.text else "",
+        "plan": plan_rows(record),
         "spans": [
             [s.start, s.end, s.label, s.source, s.quality, _finite(s.score)]
             for s in sorted(record.spans, key=lambda s: (s.start, -s.end))
         ],
     }
+
+
+def plan_rows(record: Record) -> list[list]:
+    """The facts a document was planned to disclose (`gen documents --disclosures planned`):
+    [category, text, found (exact/fuzzy/missing), score] each; [] for other records."""
+    disclosures = record.meta.get(PLAN_KEY)
+    if not isinstance(disclosures, dict):
+        return []
+    return [
+        [fact.get("category"), fact.get("text"), fact.get("found"), _finite(fact.get("score"))]
+        for fact in disclosures.get("planned") or []
+    ]
 
 
 def _finite(score: float | None) -> float | None:

@@ -71,8 +71,18 @@ def _wikipedia(pack: LanguagePack) -> Path:
     return wikipedia_path(pack.root, pack.code)
 
 
+def _facts(pack: LanguagePack) -> Path:
+    pack.facts  # noqa: B018 (loading is the check; only --disclosures planned reads it)
+    return pack.folder / "facts.yaml"
+
+
 #: The pack's other files, each loaded and checked on its own: a new file is one line here.
-OTHER_FILES: tuple[Callable[[LanguagePack], Path], ...] = (_labeling, _queries, _wikipedia)
+OTHER_FILES: tuple[Callable[[LanguagePack], Path], ...] = (
+    _labeling,
+    _facts,
+    _queries,
+    _wikipedia,
+)
 
 
 def check_pack(root: Path, code: str, personas: int) -> PackReport:

@@ -185,7 +185,24 @@ def _match_gap(
 def _to_span(placement: Placement, source: SourceTokens) -> Span | None:
     """The placement's characters without edge punctuation that belongs to the literal text
     around it (brackets and quotes stay when they close inside the span)."""
-    norms, lo, hi = source.norms, placement.lo, placement.hi
+    lo, hi = trim_punctuation(source.norms, placement.lo, placement.hi)
+    if lo == hi:
+        return None
+    quality = "exact" if placement.exact and (lo, hi) == (placement.lo, placement.hi) else "fuzzy"
+    return Span(
+        start=source.matches[lo].start(),
+        end=source.matches[hi - 1].end(),
+        label=placement.tag.label,
+        source="llm_censor",
+        quality=quality,
+        score=round(placement.score, 4),
+    )
+
+
+def trim_punctuation(norms: Sequence[str], lo: int, hi: int) -> tuple[int, int]:
+    """Tokens [lo, hi) without the punctuation at their edges that belongs to the text
+    around them (brackets and quotes stay when they close inside); lo == hi when nothing
+    is left."""
     while lo < hi:
         closer = _CLOSER_OF.get(norms[lo])
         if closer is not None and closer in norms[lo + 1 : hi]:
@@ -204,17 +221,7 @@ def _to_span(placement: Placement, source: SourceTokens) -> Span | None:
         ):
             break
         hi -= 1
-    if lo == hi:
-        return None
-    quality = "exact" if placement.exact and (lo, hi) == (placement.lo, placement.hi) else "fuzzy"
-    return Span(
-        start=source.matches[lo].start(),
-        end=source.matches[hi - 1].end(),
-        label=placement.tag.label,
-        source="llm_censor",
-        quality=quality,
-        score=round(placement.score, 4),
-    )
+    return lo, hi
 
 
 def _weighted_share(norms: Sequence[str], weights: Sequence[float], *, empty: float) -> float:

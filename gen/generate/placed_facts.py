@@ -1,0 +1,151 @@
+"""After writing: where each planned fact of a document is, what that flags, and the counts.
+
+A document written with planned disclosures gets one `planned` span per fact found
+(`labeling.planned`: found by matching in `inline` style, put in place of the writer's
+placeholders in `placeholder` style) and, in `meta.disclosures`, every planned fact with
+its category, text, source and outcome (`exact`, `fuzzy` or `missing`, with offsets and
+score). A document with a missing fact is flagged `disclosure_missing`, or rejected with
+that reason when disclosures are required. The manifest counts the facts of every
+document that passed the quality checks, per category.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any
+
+from gen.core.packs import LanguagePack
+from gen.core.records import Record, Span, check_spans
+from gen.generate.checks import Rejection
+from gen.generate.disclosures import Disclosure, DisclosureSpec
+from gen.generate.model_facts import WrittenFacts
+from gen.generate.plan import PlanItem
+from labeling.planned import (
+    EXACT,
+    FUZZY,
+    META_KEY,
+    MISSING,
+    SOURCE,
+    FactFinder,
+    Found,
+    substitute,
+)
+
+#: Flag (or, with --require-disclosures, reject reason) of a document missing a fact.
+DISCLOSURE_MISSING = "disclosure_missing"
+
+
+class FactPlacer:
+    """Places the planned facts of the documents of one plan."""
+
+    def __init__(self, pack: LanguagePack, spec: DisclosureSpec, *, required: bool) -> None:
+        self.spec = spec
+        self.required = required
+        self.finder = FactFinder(pack.facts.finder)
+        self.labels = {name: info.label for name, info in pack.categories.categories.items()}
+
+    def place(self, record: Record, item: PlanItem, facts: WrittenFacts | None) -> Record:
+        """The document with its facts' spans, `meta.disclosures` and flag."""
+        texts = [disclosure.text for disclosure in item.disclosures]
+        text, unknown = record.text, []
+        if self.spec.style == "placeholder":
+            substituted = substitute(record.text, texts)
+            text, unknown = substituted.text, substituted.unknown
+            places = [
+                [Found(start, end, EXACT, 1.0) for start, end in found]
+                for found in substituted.places
+            ]
+        else:
+            places = [[found] if found else [] for found in self.finder.find(text, texts)]
+        spans = list(record.spans)
+        planned = []
+        for disclosure, found in zip(item.disclosures, places, strict=True):
+            label = self.labels[disclosure.category]
+            spans += [Span(f.start, f.end, label, SOURCE, f.quality, float(f.score)) for f in found]
+            planned.append(_fact_meta(disclosure, found))
+        spans.sort(key=lambda span: (span.start, span.end, span.source))
+        check_spans(text, spans, record_id=record.id)
+        meta: dict[str, Any] = {
+            "facts": self.spec.facts,
+            "style": self.spec.style,
+            "planned": planned,
+        }
+        if unknown:
+            meta["unknown_placeholders"] = unknown
+        if facts is not None:
+            meta["model"] = facts.meta()
+        missing = any(fact["found"] == MISSING for fact in planned)
+        return dataclasses.replace(
+            record,
+            text=text,
+            spans=spans,
+            meta={**record.meta, META_KEY: meta},
+            flags=[*record.flags, DISCLOSURE_MISSING] if missing else record.flags,
+        )
+
+    def refusal(self, record: Record) -> Rejection | None:
+        """`disclosure_missing` when facts are required and one is missing."""
+        if not self.required or DISCLOSURE_MISSING not in record.flags:
+            return None
+        missing = [fact["text"] for fact in planned_facts(record) if fact["found"] == MISSING]
+        return Rejection(DISCLOSURE_MISSING, "; ".join(missing))
+
+
+def _fact_meta(disclosure: Disclosure, found: list[Found]) -> dict[str, Any]:
+    fact: dict[str, Any] = {
+        "category": disclosure.category,
+        "text": disclosure.text,
+        "source": disclosure.source,
+    }
+    if not found:
+        return {**fact, "found": MISSING}
+    first = found[0]
+    fact.update(found=first.quality, start=first.start, end=first.end, score=float(first.score))
+    if len(found) > 1:
+        fact["places"] = len(found)
+    return fact
+
+
+def planned_facts(record: Record) -> list[dict[str, Any]]:
+    """The planned facts a document's meta records ([] for any other record)."""
+    disclosures = record.meta.get(META_KEY)
+    return list(disclosures.get("planned") or []) if isinstance(disclosures, dict) else []
+
+
+class FactCounts:
+    """Facts per category and outcome: planned, exact, fuzzy, missing."""
+
+    def __init__(self) -> None:
+        self.by_category: dict[str, Counter[str]] = {}
+
+    def add(self, record: Record) -> None:
+        """Count a document's facts; `asked` differs from `planned` when the model wrote
+        fewer facts than it was asked for (`--facts model`)."""
+        answers = (record.meta.get(META_KEY) or {}).get("model")
+        for answer in answers or []:
+            self._counts(answer["category"])["asked"] += answer["wanted"]
+        for fact in planned_facts(record):
+            counts = self._counts(fact["category"])
+            counts["asked"] += 0 if answers else 1
+            counts["planned"] += 1
+            counts[fact["found"]] += 1
+
+    def _counts(self, category: str) -> Counter[str]:
+        return self.by_category.setdefault(category, Counter())
+
+    def total(self) -> Counter[str]:
+        return sum(self.by_category.values(), Counter())
+
+    def to_dict(self) -> dict[str, Any]:
+        """{asked, planned, exact, fuzzy, missing, by_category: {...}}; {} when nothing was
+        planned."""
+        if not self.by_category:
+            return {}
+        keys = ("asked", "planned", EXACT, FUZZY, MISSING)
+        by_category = {
+            name: {key: self.by_category[name][key] for key in keys}
+            for name in sorted(self.by_category)
+        }
+        total = self.total()
+        return {**{key: total[key] for key in keys}, "by_category": by_category}

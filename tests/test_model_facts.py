@@ -1,0 +1,146 @@
+"""`--facts model`: the model's facts request, its answer read line by line, and an item
+whose answer holds no fact stored with its reason."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from fakes import ScriptedBackend
+from planned_fakes import writer
+
+from gen.backends.base import GenerationRequest
+from gen.core.packs import load_language_pack
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.generate.disclosures import DisclosureSpec
+from gen.generate.model_facts import parse_facts
+from gen.generate.options import DocumentsOptions
+from gen.generate.plan import PlanSpec
+from gen.generate.run import run as generate_run
+
+PERSONA = {"name": "Maria Rossi", "first_name": "Maria", "last_name": "Rossi"}
+SETTINGS = load_language_pack("en").facts.model
+ANSWER = """Sure! Here are two facts about Maria Rossi:
+
+1. Maria Rossi was diagnosed with asthma in 2010.
+2) "She takes a salbutamol inhaler before every run."
+- **uses a peak flow meter every morning**
+3. Asthma.
+"""
+
+
+def test_an_answer_is_read_line_by_line() -> None:
+    facts, dropped = parse_facts(ANSWER, PERSONA, SETTINGS, wanted=2)
+    assert facts == [
+        "was diagnosed with asthma in 2010",
+        "takes a salbutamol inhaler before every run",
+    ]
+    assert [(d["line"][:12], d["why"]) for d in dropped] == [
+        ("Sure! Here a", "heading"),
+        ("- **uses a p", "beyond_n"),
+        ("3. Asthma.", "too_short"),
+    ]
+
+
+def test_repeats_long_lines_and_lines_without_letters_are_dropped() -> None:
+    long = " ".join(["word"] * (SETTINGS.max_words + 1))
+    answer = f"- votes Green at every election\n- Votes green at every election.\n{long}\n---\n"
+    facts, dropped = parse_facts(answer, PERSONA, SETTINGS, wanted=3)
+    assert facts == ["votes Green at every election"]
+    assert [d["why"] for d in dropped] == ["repeated", "too_long", "no_letters"]
+
+
+FACT_REQUEST = re.compile(r"Write (\d+) short facts about (.+?) that disclose")
+
+
+def fact_writer(good: bool):
+    """Answers the facts request with numbered facts (or chatter only) and writes the
+    document with the facts it is given."""
+    document = writer(lambda number, fact: fact)
+
+    def reply(request: GenerationRequest) -> str:
+        asked = FACT_REQUEST.search(request.prompt)
+        if asked is None:
+            return document(request)
+        if not good:
+            return "Sorry, no.\nOk."
+        return "\n".join(
+            f"{n}. {asked.group(2)} keeps fact number {n} of seed {request.seed} in a diary."
+            for n in range(1, int(asked.group(1)) + 1)
+        )
+
+    return reply
+
+
+def generate(tmp_path: Path, good: bool, n: int = 4) -> tuple[RunPaths, ScriptedBackend]:
+    paths = RunPaths(tmp_path)
+    spec = PlanSpec(language="en", category="health", disclosures=DisclosureSpec(facts="model"))
+    backend = ScriptedBackend(fact_writer(good))
+    generate_run(paths, DocumentsOptions(spec, n=n), backend)
+    return paths, backend
+
+
+def test_the_models_facts_are_asked_first_then_written_in_and_found(tmp_path: Path) -> None:
+    paths, backend = generate(tmp_path, good=True)
+    records = RecordTable(paths.documents).read()
+    assert len(records) == 4
+    asks = [r for r in backend.requests if FACT_REQUEST.search(r.prompt)]
+    assert len(asks) == sum(len(r.meta["disclosures"]["model"]) for r in records)
+    assert len(backend.requests) == len(asks) + 4
+    for record in records:
+        meta = record.meta["disclosures"]
+        assert meta["facts"] == "model"
+        answers = meta["model"]
+        assert answers[0]["category"] == "health" and "1. " in answers[0]["answer"]
+        texts = [fact["text"] for fact in meta["planned"]]
+        assert texts == [fact for answer in answers for fact in answer["facts"]]
+        assert all(text.startswith("keeps fact number") for text in texts)
+        assert all(
+            fact["found"] == "exact" and fact["source"] == "model" for fact in meta["planned"]
+        )
+        assert f"- {record.persona['name']} {texts[0]}" in record.prompt
+    plan = next(iter(json.loads(paths.manifest("documents").read_text())["plans"].values()))
+    counts = plan["disclosures"]
+    assert counts["asked"] == counts["planned"] == counts["exact"] > 4
+
+
+def test_an_answer_without_facts_is_stored_with_its_reason_and_resumed_past(
+    tmp_path: Path,
+) -> None:
+    paths, backend = generate(tmp_path, good=False, n=2)
+    assert not RecordTable(paths.documents).exists() or not RecordTable(paths.documents).read()
+    rejects = RecordTable(paths.rejects("documents")).read()
+    assert len(rejects) == 6  # 3 attempts per wanted document, every one kept
+    for reject in rejects:
+        assert reject.meta["reason"] == "facts_failed"
+        answers = reject.meta["disclosures"]["model"]
+        lines = 2 * len(answers)  # one request per category planned
+        assert reject.meta["detail"] == f"no usable fact in {lines} lines (too_short {lines})"
+        assert reject.text == "\n\n".join(["Sorry, no.\nOk."] * len(answers))
+        assert answers[0]["prompt"] in reject.prompt
+    assert all(FACT_REQUEST.search(request.prompt) for request in backend.requests)
+    plan = next(iter(json.loads(paths.manifest("documents").read_text())["plans"].values()))
+    assert plan["rejected"] == {"facts_failed": 6}
+    again = ScriptedBackend(fact_writer(good=True))
+    spec = PlanSpec(language="en", category="health", disclosures=DisclosureSpec(facts="model"))
+    generate_run(paths, DocumentsOptions(spec, n=2), again)
+    ids = {r.id for r in RecordTable(paths.documents).read()}
+    assert len(ids) == 2 and not ids & {r.id for r in rejects}
+
+
+@pytest.mark.parametrize("language", ["en", "it"])
+def test_the_facts_request_names_the_topic_and_the_count(language: str) -> None:
+    from gen.generate.model_facts import facts_parts
+    from gen.generate.plan import plan_item
+
+    pack = load_language_pack(language)
+    spec = PlanSpec(
+        language=language, category="judicial", disclosures=DisclosureSpec(facts="model")
+    )
+    item = plan_item(pack, spec, 0)
+    parts = facts_parts(pack, item, "judicial", 2)
+    assert item.persona["name"] in parts.instruction and " 2 " in parts.instruction
+    assert pack.facts.categories["judicial"].topic in parts.instruction
