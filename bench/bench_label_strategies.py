@@ -86,7 +86,11 @@ def documents(gold: Sequence[Record]) -> list[Record]:
 
 
 def label(
-    gold: Sequence[Record], configuration: Sequence[str], backend: Any, ctx: int
+    gold: Sequence[Record],
+    configuration: Sequence[str],
+    backend: Any,
+    ctx: int,
+    prompts: Path | None = None,
 ) -> tuple[list[Record], float, float]:
     """Labeled records of one configuration, and wall-clock and CPU seconds per document
     (CPU time moves less than wall time on a machine shared with other work)."""
@@ -102,6 +106,7 @@ def label(
             answers=answers,
             context="unit" if context == "-" else context,
             context_tokens=ctx,
+            prompts_dir=prompts,
             backend=backend,
         )
         cpu = time.process_time()
@@ -169,11 +174,14 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     parser.add_argument("--only", nargs="*", default=None, help="configurations to run")
+    parser.add_argument("--prompts", type=Path, default=None, help="prompts folder")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args()
 
     gold_all = spread(read_record_file(args.gold, "GOLD file"), args.limit)
-    packs = {code: load_language_pack(code) for code in {r.language for r in gold_all}}
+    packs = {
+        code: load_language_pack(code, args.prompts) for code in {r.language for r in gold_all}
+    }
     labels = sorted({label for pack in packs.values() for label in pack.categories.sensitive})
     gold = special_only(gold_all, set(labels))
     rules = {code: pack.units for code, pack in packs.items()}
@@ -218,7 +226,7 @@ def main() -> None:
             ]
         )
     for configuration in chosen:
-        predicted, seconds, cpu = label(gold, configuration, backend, args.ctx)
+        predicted, seconds, cpu = label(gold, configuration, backend, args.ctx, args.prompts)
         report = evaluate(gold, special_only(predicted, set(labels))).groups["all"]
         result = scores(report, labels) | {
             "seconds_per_document": round(seconds, 2),

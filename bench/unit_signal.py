@@ -4,7 +4,8 @@ the spans each threshold gives, from one pass of the model.
 
     .venv/bin/python bench/unit_signal.py bench/gold/gold-dev.jsonl
         [--unit sentence|clause] [--categories own|all] [--context unit|document]
-        [--ctx 4096] [--model FILE.gguf] [--threads N] [--json FILE] [--units FILE]
+        [--ctx 4096] [--model FILE.gguf] [--threads N] [--prompts DIR] [--json FILE]
+        [--units FILE]
 
 For every unit of every gold document (own mode: the documents of a sensitive category),
 the `sentences` strategy's scored prompt gives the probability that the unit is sensitive
@@ -112,6 +113,7 @@ def main() -> None:
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: embedded)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    parser.add_argument("--prompts", type=Path, default=None, help="prompts folder")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument(
         "--units", type=Path, default=None, help="write every unit's score here (JSONL)"
@@ -132,7 +134,7 @@ def main() -> None:
     units: dict[str, list[ScoredUnit]] = {}
     special: set[str] = set()
     for language in sorted({r.language for r in gold}):
-        pack = load_language_pack(language)
+        pack = load_language_pack(language, args.prompts)
         special |= {pack.categories.categories[name].label for name in pack.categories.sensitive}
         labeler = strategy("sentences").build(
             LabelerSetup(pack, load_labeling(pack, needed=("sentences",)), options)

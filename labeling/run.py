@@ -88,16 +88,20 @@ class LabelRun:
         )
         self.load_prompts(documents)
         rejects = RecordTable(self.paths.rejects(STAGE), shard=self.options.shard)
+        labeling = False
         try:
             # Locked before the model loads: a second process on this run is refused at once.
             with labeled, rejects:
                 self.build_labelers()
+                labeling = True
                 self.label_all(documents, labeled, rejects)
         except BaseException:
-            # Record the partial run, but never in place of the error that stopped it
-            # (an unwritable run folder fails the manifest too).
-            with contextlib.suppress(GenError):
-                self.write_manifest(documents, started)
+            # Record a partial run, but never in place of the error that stopped it (an
+            # unwritable run folder fails the manifest too); a call refused before its first
+            # document (model or labeler set-up) writes nothing.
+            if labeling:
+                with contextlib.suppress(GenError):
+                    self.write_manifest(documents, started)
             raise
         self.write_manifest(documents, started)
         return self.summary
@@ -117,6 +121,7 @@ class LabelRun:
         """Load and check every language's prompts before anything is locked or loaded."""
         for language in sorted({d.language for d in documents}):
             pack = load_language_pack(language, self.options.prompts_dir)
+            pack.formats.check_option(self.options.prompt_format)
             self.packs[language] = pack
             self.prompts[language] = load_labeling(pack, needed=self.strategies)
         for document in documents:

@@ -7,7 +7,9 @@ by hand, and the test suite checks that the committed JSONL files are exactly wh
 converter produces. Every document names its split (`split=dev` or `split=test`), fixed
 when the document is added: prompts, examples, units and thresholds are tuned on `dev`,
 figures are reported on `test`. A source `<set>.marked.txt` becomes `<set>-dev.jsonl`
-and `<set>-test.jsonl`.
+and `<set>-test.jsonl`. The blank lines around a document are not part of its text; a
+text that ends in line breaks (a model's output may) gives their number in its header
+(`trailing_newlines=2`).
 
     python tests/gold_markup.py     # rewrite every bench/gold/<set>-<split>.jsonl
 """
@@ -26,6 +28,7 @@ SPLITS = ("dev", "test")
 
 HEADER = "@@@ "
 HEADER_KEYS = ("id", "language", "category", "doc_type", "split")
+OPTIONAL_KEYS = ("trailing_newlines",)
 MARK = re.compile(r"\[\[(?P<passage>[^\[\]|]+)\|(?P<label>[A-Za-z_]+)\]\]")
 
 
@@ -46,10 +49,16 @@ def split_file(source: Path, split: str) -> Path:
 def parse_document(header: str, body: str) -> dict:
     """One gold record from a header line and its marked-up body."""
     fields = dict(item.split("=", 1) for item in shlex.split(header))
-    if sorted(fields) != sorted(HEADER_KEYS):
-        raise MarkupError(f"header {header!r}: expected the keys {', '.join(HEADER_KEYS)}")
+    if not set(HEADER_KEYS) <= fields.keys() <= set(HEADER_KEYS + OPTIONAL_KEYS):
+        raise MarkupError(
+            f"header {header!r}: expected the keys {', '.join(HEADER_KEYS)}"
+            f" (and optionally {', '.join(OPTIONAL_KEYS)})"
+        )
     if fields["split"] not in SPLITS:
         raise MarkupError(f"document {fields['id']}: split must be one of {', '.join(SPLITS)}")
+    trailing = fields.get("trailing_newlines", "0")
+    if not trailing.isdecimal():
+        raise MarkupError(f"document {fields['id']}: trailing_newlines must be a whole number")
     text_parts: list[str] = []
     spans: list[dict] = []
     length = 0
@@ -64,7 +73,7 @@ def parse_document(header: str, body: str) -> dict:
         length += len(passage)
         cursor = match.end()
     text_parts.append(body[cursor:])
-    text = "".join(text_parts)
+    text = "".join(text_parts) + "\n" * int(trailing)
     if "[[" in text or "]]" in text:
         raise MarkupError(f"document {fields['id']}: unbalanced [[ ]] markup")
     return {**{key: fields[key] for key in HEADER_KEYS}, "text": text, "spans": spans}

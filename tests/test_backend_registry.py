@@ -139,26 +139,31 @@ def test_a_backend_that_clashes_with_another_is_refused(
         register_backend(spec)
 
 
-#: Every backend flag as it was before backends described themselves:
-#: (flag, type name, choices or minimum, default, help).
+#: Every backend flag: (flag, type name, choices or minimum, default, what --help shows as the
+#: default (True: the value), help).
 FLAGS = [
-    ("--backend", "choice", ("llama.cpp", "transformers", "openai"), "llama.cpp", None),
-    ("--model", "path", None, None, "GGUF file (llama.cpp, transformers) or model folder "
-     "(transformers); default: the embedded SmolLM2-135M-Instruct."),
-    ("--ctx", "integer range", 256, 4096, "Context window in tokens (llama.cpp)."),
-    ("--n-gpu-layers", "integer", None, 0, "Layers to offload to the GPU (llama.cpp; -1 = all)."),
-    ("--device", "choice", ("auto", "cpu", "cuda"), "auto", "Device (transformers)."),
-    ("--dtype", "text", None, "auto",
+    ("--backend", "choice", ("llama.cpp", "transformers", "openai"), "llama.cpp", True,
+     "Engine that runs the model: llama.cpp in this process, transformers, or an "
+     "OpenAI-compatible server (docs/backends.md)."),
+    ("--model", "path", None, None, "the embedded SmolLM2-135M-Instruct",
+     "GGUF file (llama.cpp, transformers) or model folder (transformers)."),
+    ("--ctx", "integer range", 256, 4096, True, "Context window in tokens (llama.cpp)."),
+    ("--n-gpu-layers", "integer", None, 0, True,
+     "Layers to offload to the GPU (llama.cpp; -1 = all)."),
+    ("--device", "choice", ("auto", "cpu", "cuda"), "auto", True, "Device (transformers)."),
+    ("--dtype", "text", None, "auto", True,
      "Weights dtype: auto, float32, float16, bfloat16 (transformers)."),
-    ("--base-url", "text", None, None, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."),
-    ("--api-model", "text", None, None, "Model name the server expects (openai)."),
-    ("--api-key-env", "text", None, "OPENAI_API_KEY",
+    ("--base-url", "text", None, None, "none; --backend openai needs one",
+     "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (openai)."),
+    ("--api-model", "text", None, None, "the one model the server serves",
+     "Model name the server expects (openai)."),
+    ("--api-key-env", "text", None, "OPENAI_API_KEY", True,
      "Environment variable holding the API key (openai); never stored."),
-    ("--server-kind", "choice", ("auto", "llamacpp", "vllm", "generic"), "auto",
+    ("--server-kind", "choice", ("auto", "llamacpp", "vllm", "generic"), "auto", True,
      "How to pass grammars to the server (openai): llama.cpp's `grammar`, vLLM's structured "
      "outputs, or none (generic); auto asks the server."),
-    ("--timeout", "float range", 1, 300.0, "Seconds to wait for one answer (openai)."),
-    ("--concurrency", "integer range", 1, 4, "Requests in flight (openai)."),
+    ("--timeout", "float range", 1, 300.0, True, "Seconds to wait for one answer (openai)."),
+    ("--concurrency", "integer range", 1, 4, True, "Requests in flight (openai)."),
 ]  # fmt: skip
 
 
@@ -173,11 +178,11 @@ def test_backend_flags_defaults_and_help_are_unchanged(command: str) -> None:
     params = {
         param.opts[0]: param for param in main.get_command(click.Context(main), command).params
     }
-    for flag, type_name, bound, default, help_text in FLAGS:
+    for flag, type_name, bound, default, shown, help_text in FLAGS:
         param = params[flag]
         found = (param.type.name, limits(param.type), param.default, param.help)
         assert found == (type_name, bound, default, help_text), flag
-        assert param.show_default == (default is not None), flag
+        assert param.show_default == shown, flag
 
 
 def test_an_option_of_another_backend_is_refused_before_any_model_loads(tmp_path: Path) -> None:

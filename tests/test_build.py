@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 from build_fixtures import make_records, make_run
@@ -142,14 +143,14 @@ def test_missing_inputs_are_named(tmp_path):
         path.unlink()
     paths.queries.rmdir()
     report = build_dataset(tmp_path, BuildOptions())
-    assert report.inputs_missing == ["queries"]
+    assert report.inputs_missing == ["gold", "queries"]
     with pytest.raises(UsageError, match="nothing to build"):
         build_dataset(tmp_path / "empty", BuildOptions())
 
 
 def test_bad_options_are_usage_errors():
     with pytest.raises(UsageError, match="span sources"):
-        BuildOptions(sources=("llm_censor", "gold"))
+        BuildOptions(sources=("llm_censor", "pred"))
     with pytest.raises(UsageError, match="negatives share"):
         BuildOptions(negatives_share=1.0)
 
@@ -161,9 +162,80 @@ def test_cli_build(tmp_path):
     assert result.exit_code == 0, result.output
     assert "removed records: exact_duplicate 1, near_duplicate 1" in result.output
     assert RecordTable(RunPaths(tmp_path).dataset).read()
-    bad = runner.invoke(main, ["build", "--run", str(tmp_path), "--sources", "gold"])
+    bad = runner.invoke(main, ["build", "--run", str(tmp_path), "--sources", "pred"])
     assert bad.exit_code == 2
     assert "span sources" in bad.output
+
+
+def _gold_table(paths: RunPaths) -> tuple[Record, Record]:
+    """RUN/gold: a reviewed copy of doc-003 (the LLM's health span replaced by a shorter
+    one, its other spans deleted) and an imported document the run does not have."""
+    labeled = {r.id: r for r in RecordTable(paths.labeled).read()}["doc-003"]
+    start = labeled.text.index("Dear ") + 5
+    reviewed = Record(
+        "doc-003", labeled.text, labeled.category, labeled.doc_type, "en", "gold",
+        [Span(start, start + 4, "PERSON", "gold")],
+    )  # fmt: skip
+    text = "Patient Ilse Korvin was admitted with a broken hip."
+    imported = Record(
+        "g-new", text, "health", "imported", "en", "gold",
+        [Span(8, 19, "PERSON", "gold"), Span(40, 50, "health", "gold")],
+    )  # fmt: skip
+    with RecordTable(paths.gold) as table:
+        table.extend([reviewed, imported])
+    return reviewed, imported
+
+
+def test_gold_spans_join_the_dataset_with_the_highest_priority(tmp_path):
+    paths = make_run(tmp_path)
+    reviewed, imported = _gold_table(paths)
+    report = build_dataset(tmp_path, BuildOptions())
+    assert report.inputs_found == ["labeled", "gold", "wikipedia", "queries"]
+    dataset = {r.id: r for r in RecordTable(paths.dataset).read()}
+    # A reviewed document has the reviewer's spans only: what they deleted stays deleted.
+    assert dataset["doc-003"].spans == reviewed.spans
+    assert dataset["g-new"].spans == imported.spans
+    assert report.spans_dropped["superseded_by_gold"] >= 2
+    assert report.by_source["gold"] == 1
+
+
+def test_gold_is_a_source_of_the_cli_and_left_out_when_not_named(tmp_path):
+    paths = make_run(tmp_path)
+    _gold_table(paths)
+    result = CliRunner().invoke(
+        main, ["build", "--run", str(tmp_path), "--sources", "gold,llm_sentences,faker"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "g-new" in {r.id for r in RecordTable(paths.dataset).read()}
+    build_dataset(tmp_path, BuildOptions(sources=("llm_sentences", "faker")))
+    dataset = {r.id: r for r in RecordTable(paths.dataset).read()}
+    assert "g-new" not in dataset
+    assert {s.source for s in dataset["doc-003"].spans} <= {"llm_sentences", "faker"}
+
+
+def test_gold_whose_text_differs_from_the_run_s_is_rejected_with_its_reason(tmp_path):
+    paths = make_run(tmp_path)
+    with RecordTable(paths.gold) as table:
+        table.append(Record("doc-004", "Another text altogether.", "health", "x", "en", "gold"))
+    report = build_dataset(tmp_path, BuildOptions())
+    assert report.removed["gold_text_differs"] == 1
+    rejected = {r.id: r for r in RecordTable(paths.rejects("build")).read()}
+    assert rejected["doc-004"].meta["reason"] == "gold_text_differs"
+    kept = {r.id: r for r in RecordTable(paths.dataset).read()}["doc-004"]
+    assert kept.source == "llm" and kept.spans
+
+
+def test_gold_in_the_dataset_is_not_scored_as_unseen_gold():
+    """gen train scores RUN/gold by default; the gold records gen build put into the train
+    or dev split are left out of that score."""
+    from gen.train.data import TrainingData
+    from gen.train.scoring import unseen_gold
+
+    docs, _, _ = make_records(documents=6)
+    data = TrainingData(Path(), {}, {"train": docs[:3], "dev": docs[3:4], "test": docs[4:]})
+    kept, left_out = unseen_gold(docs, data)
+    assert [r.id for r in kept] == [r.id for r in docs[4:]]
+    assert left_out == sorted(r.id for r in docs[:4])
 
 
 def _outside_span_record(record_id: str = "oor") -> Record:

@@ -351,3 +351,45 @@ def test_texts_equal_in_nfc_are_paired_and_spans_moved_onto_gold_offsets() -> No
     assert report.entities["strict"].overall.cor == 2
     with pytest.raises(UsageError, match="texts differ"):
         pair_records([gold], [record("a", decomposed.replace("malato", "malata"), [])])
+
+
+#: Twelve labels of the length PII labels have: their matrix is wider than any terminal.
+MANY_LABELS = [f"HEALTH_INSURANCE_ID_{letter}" for letter in "ABCDEFGHIJKL"]
+
+
+def _many_label_files(folder: Path) -> tuple[Path, Path]:
+    """Gold and predictions of 12 documents, one label each, every third one confused."""
+    gold, pred = [], []
+    for index, label in enumerate(MANY_LABELS):
+        text = f"Card number {index}2345678 of the holder."
+        wrong = MANY_LABELS[(index + 1) % len(MANY_LABELS)] if index % 3 == 0 else label
+        for rows, name in ((gold, label), (pred, wrong)):
+            span = {"start": 12, "end": 20, "label": name}
+            rows.append({"id": str(index), "text": text, "spans": [span]})
+    paths = folder / "gold.jsonl", folder / "pred.jsonl"
+    for path, rows in zip(paths, (gold, pred), strict=True):
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return paths
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_the_confusion_table_never_cuts_a_label_or_a_count(tmp_path, width) -> None:
+    gold, pred = _many_label_files(tmp_path)
+    text = render_text(evaluate_files(gold, pred), width=width)
+    assert "…" not in text
+    assert max(map(len, text.splitlines())) <= width
+    confusion = text.split("Token confusion", 1)[1]
+    assert all(label in confusion for label in MANY_LABELS)
+    assert re.search(r"HEALTH_INSURANCE_ID_A\s+HEALTH_INSURANCE_ID_B\s+1\b", confusion)
+
+
+def test_gen_eval_follows_the_terminal_width(tmp_path) -> None:
+    gold, pred = _many_label_files(tmp_path)
+    for columns in (90, 400):
+        result = CliRunner().invoke(
+            main, ["eval", str(gold), str(pred)], env={"COLUMNS": str(columns)}
+        )
+        assert result.exit_code == 0, result.output
+        assert max(map(len, result.output.splitlines())) <= columns
+    header = [line for line in result.output.splitlines() if "gold \\ pred" in line]
+    assert header and all(label in header[0] for label in MANY_LABELS), "a wide terminal"

@@ -213,8 +213,8 @@ def test_cli_help_and_defaults_come_from_the_formats(built):
     runner = CliRunner()
     help_text = " ".join(runner.invoke(main, ["export", "--help"]).output.split())
     assert (
-        "hf-tokens: token overlap between windows (default 20); "
-        "sentences-context: words between chunk starts (default 6)." in help_text
+        "hf-tokens: token overlap between windows (default 20, at least 0); "
+        "sentences-context: words between chunk starts (default 6, at least 1)." in help_text
     )
     assert "conll, hf-tokens: word tag scheme" in help_text
     result = runner.invoke(
@@ -232,3 +232,24 @@ def test_cli_help_and_defaults_come_from_the_formats(built):
         main, ["export", "--run", str(built.root), "--format", "conll", "--length", "0"]
     )
     assert too_small.exit_code == 2 and "--length" in too_small.output
+
+
+def test_a_chunk_stride_of_zero_is_refused_and_nothing_is_written(built):
+    """hf-tokens takes a stride of 0 (no overlap); sentences-context needs a step of 1."""
+    manifest = built.export / "sentences-context" / "manifest.json"
+    before = manifest.read_bytes() if manifest.exists() else None
+    result = CliRunner().invoke(
+        main, ["export", "--run", str(built.root), "--format", "sentences-context", "--stride", "0"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "--stride must be at least 1, got 0" in result.output
+    assert (manifest.read_bytes() if manifest.exists() else None) == before
+
+
+def test_formats_may_share_an_option_with_different_minimums(own_registry):
+    """Each format checks its own minimum; the help names both."""
+    (stride,) = [shared for shared in shared_options() if shared.spec.flag == "--stride"]
+    assert "at least 1" in stride.help and "at least 0" in stride.help
+    with pytest.raises(UsageError, match="--stride must be at least 1"):
+        export_format("sentences-context").make_settings({"stride": 0})
+    export_format("hf-tokens").settings(stride=0)

@@ -195,6 +195,21 @@ def test_markup_offsets_are_code_points() -> None:
     assert [text[s["start"] : s["end"]] for s in record["spans"]] == ["Núñez", "ha l'asma"]
 
 
+def test_a_text_that_ends_in_line_breaks_says_how_many() -> None:
+    """The blank line before the next header is no part of a text, so a text's own final
+    line breaks (a model's output may end so) are counted in its header."""
+    header = 'id=x language=it category=health doc_type="Nota" split=dev'
+    record = parse_document(f"{header} trailing_newlines=2", "[[Ha l'asma|health]].")
+    assert record["text"] == "Ha l'asma.\n\n"
+    assert record["spans"] == [{"start": 0, "end": 9, "label": "health"}]
+    assert "trailing_newlines" not in record
+    assert parse_document(header, "Ha l'asma.")["text"] == "Ha l'asma."
+    with pytest.raises(MarkupError, match="x: trailing_newlines must be a whole number"):
+        parse_document(f"{header} trailing_newlines=two", "text")
+    with pytest.raises(MarkupError, match="expected the keys"):
+        parse_document(f"{header} newlines=2", "text")
+
+
 def test_a_passage_may_run_over_several_lines() -> None:
     """A postal address whose city and country stand on lines of their own is one span."""
     record = parse_document(

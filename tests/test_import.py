@@ -218,6 +218,54 @@ def test_text_files_are_not_gold_and_ids_must_be_unique(tmp_path):
         read_files([one, two], "documents", RecordDefaults())
 
 
+def test_a_folder_import_skips_and_lists_files_no_reader_takes(tmp_path):
+    folder = tmp_path / "letters"
+    (folder / "2024").mkdir(parents=True)
+    (folder / "README.md").write_text("# About these letters\n")
+    (folder / ".DS_Store").write_bytes(b"\x00\x01")
+    (folder / "a.txt").write_text("First letter.", encoding="utf-8")
+    (folder / "2024" / "a.txt").write_text("Another first letter.", encoding="utf-8")
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        main, ["import", str(folder), "--run", str(run), "--as", "documents"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 records added" in result.output
+    assert "skipped 2 files no reader takes" in result.output
+    assert str(folder / "README.md") in result.output
+    ids = sorted(r.id for r in RecordTable(RunPaths(run).documents).read())
+    assert ids == ["2024/a", "a"]
+
+
+def test_import_and_predict_give_a_text_file_the_same_id(tmp_path):
+    from gen.predict.run import read_inputs
+
+    folder = tmp_path / "letters"
+    (folder / "x" / "y").mkdir(parents=True)
+    for path in (folder / "a.txt", folder / "x" / "a.txt", folder / "x" / "y" / "b.txt"):
+        path.write_text(f"Text of {path.name}.", encoding="utf-8")
+    imported = read_files([folder], "documents", RecordDefaults())
+    assert sorted(r.id for r in imported) == ["a", "x/a", "x/y/b"]
+    assert sorted(r.id for r in read_inputs(folder)) == sorted(r.id for r in imported)
+
+
+def test_a_record_table_folder_is_imported_as_one_input(tmp_path):
+    other = RunPaths(tmp_path / "other")
+    with RecordTable(other.labeled) as table:
+        table.extend(_gold_records())
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        main, ["import", str(other.root), "--run", str(run), "--as", "gold"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 records added" in result.output and "skipped" not in result.output
+    assert _key(RecordTable(RunPaths(run).gold).read()) == _key(_gold_records())
+    again = CliRunner().invoke(
+        main, ["import", str(other.labeled), "--run", str(run), "--as", "gold"]
+    )
+    assert again.exit_code == 0 and "2 already there" in again.output, again.output
+
+
 def _import(*args: object):
     return CliRunner().invoke(main, ["import", *map(str, args)])
 

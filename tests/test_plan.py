@@ -2,7 +2,10 @@ from collections import Counter
 from itertools import islice
 
 import pytest
+from click.testing import CliRunner
 
+import gen.generate.plan as plan_module
+from gen.cli import main
 from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
 from gen.generate.plan import PlanSpec, iter_plan, plan_item
@@ -73,3 +76,55 @@ def test_italian_plan_uses_italian_persona_and_prompt() -> None:
         assert f"è {born} il {item.persona['birth_date']}," in item.parts.instruction
         assert f"lavora come {item.persona['job']} (datore di lavoro:" in item.parts.instruction
     assert set(genders) == {"donna", "uomo"}
+
+
+def _printed_counts(output: str) -> tuple[Counter, Counter]:
+    """(documents per category, per (category, document type)) from `gen plan`'s table."""
+    by_category: Counter = Counter()
+    by_type: Counter = Counter()
+    category = None
+    for line in output.split(" documents", 1)[1].splitlines()[1:]:
+        name, count = line.strip().rsplit(maxsplit=1)
+        if line.startswith("      "):
+            by_type[(category, name)] = int(count.lstrip("~"))
+        elif line.startswith("  "):
+            category = name
+            by_category[name] = int(count)
+    return by_category, by_type
+
+
+def test_a_small_plan_prints_the_counts_of_its_items(pack) -> None:
+    result = CliRunner().invoke(main, ["plan", "--n", "70", "--show", "0", "--seed", "4"])
+    assert result.exit_code == 0, result.output
+    items = list(islice(iter_plan(pack, PlanSpec(language="en", seed=4)), 70))
+    by_category, by_type = _printed_counts(result.output)
+    assert by_category == Counter(item.category for item in items)
+    assert by_type == Counter((item.category, item.doc_type) for item in items)
+    assert "~" not in result.output
+
+
+def test_counting_a_huge_plan_builds_no_item(monkeypatch) -> None:
+    """Ten million items are counted from the formula (category i % len(categories)):
+    no persona is drawn and no document type, so time and memory stay flat."""
+    drawn = Counter()
+
+    def counting(name, function):
+        def wrapper(*args, **kwargs):
+            drawn[name] += 1
+            assert drawn[name] <= 1000, f"{name} called for every item"
+            return function(*args, **kwargs)
+
+        monkeypatch.setattr(f"gen.generate.plan.{name}", wrapper)
+
+    counting("draw_persona", plan_module.draw_persona)
+    counting("derive_seed", plan_module.derive_seed)
+    result = CliRunner().invoke(main, ["plan", "--n", "10000000", "--show", "1"])
+    assert result.exit_code == 0, result.output
+    assert drawn == {"draw_persona": 1, "derive_seed": 1}
+    by_category, by_type = _printed_counts(result.output)
+    assert sum(by_category.values()) == 10_000_000
+    assert set(by_category.values()) == {1_428_572, 1_428_571}  # 10M over 7 categories
+    for category, total in by_category.items():
+        types = [count for (cat, _), count in by_type.items() if cat == category]
+        assert abs(sum(types) - total) <= len(types), category
+    assert "expected" in result.output

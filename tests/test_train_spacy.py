@@ -73,7 +73,7 @@ def trained(run, heldout):
         ],
     )
     assert result.exit_code == 0, result.output
-    return out, result.output
+    return out, result.stdout
 
 
 def test_detector_finds_identifiers_in_held_out_queries(trained):
@@ -107,6 +107,17 @@ def test_output_prints_the_thesis_tables_and_the_card_holds_data_labels_settings
     assert data["train_records"] == len(data["splits"]["train"]) > 100
 
 
+def test_output_ends_with_where_the_model_is_and_the_next_command(trained):
+    out, output = trained
+    last = output.strip().splitlines()[-3:]
+    assert last[0] == f"model: {out}"
+    assert last[1] == (
+        f"card {out / 'README.md'}, scores {out / 'scores.json'} "
+        f"(tables: {out / 'test.txt'}, {out / 'gold.txt'})"
+    )
+    assert last[2] == f"next: gen predict --model {out} INPUT --out predictions.jsonl"
+
+
 def test_learning_curve_table_and_png(trained):
     out, _ = trained
     curve = json.loads((out / "curve.json").read_text())
@@ -114,7 +125,8 @@ def test_learning_curve_table_and_png(trained):
     assert curve[0]["records"] < curve[1]["records"]
     assert "| 0.5 |" in (out / "curve.md").read_text()
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not list(out.parent.glob(".*")), "work and staging folders are cleaned up"
+    # work and staging folders are cleaned up; the lock file stays, as an export's does
+    assert [p.name for p in out.parent.glob(".*")] == [".ner.lock"]
 
 
 def test_predict_is_exact_on_non_ascii_text_and_documents_longer_than_a_window(
@@ -166,7 +178,7 @@ def test_predict_a_folder_of_text_files_and_a_run_split(trained, run, tmp_path):
     )
     assert result.exit_code == 0, result.output
     (record,) = read_records(tmp_path / "a.parquet")
-    assert record.id == "a.txt"
+    assert record.id == "a"  # the id gen import gives the file
     check_spans(record.text, record.spans)
     result = runner.invoke(
         main,

@@ -23,8 +23,8 @@ class LocalModelOptions(BackendOptions):
         default=None,
         metadata=cli(
             "--model",
-            "GGUF file (llama.cpp, transformers) or model folder (transformers); "
-            "default: the embedded SmolLM2-135M-Instruct.",
+            "GGUF file (llama.cpp, transformers) or model folder (transformers).",
+            unset="the embedded SmolLM2-135M-Instruct",
         ),
     )
 

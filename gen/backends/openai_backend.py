@@ -41,10 +41,19 @@ from gen.core.errors import ModelError, UsageError
 class OpenAIOptions(BackendOptions):
     base_url: str | None = field(
         default=None,
-        metadata=cli("--base-url", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."),
+        metadata=cli(
+            "--base-url",
+            "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (openai).",
+            unset="none; --backend openai needs one",
+        ),
     )
     api_model: str | None = field(
-        default=None, metadata=cli("--api-model", "Model name the server expects (openai).")
+        default=None,
+        metadata=cli(
+            "--api-model",
+            "Model name the server expects (openai).",
+            unset="the one model the server serves",
+        ),
     )
     api_key_env: str = field(
         default="OPENAI_API_KEY",

@@ -29,12 +29,17 @@ class CliFlag:
     help: str = ""
     #: Smallest accepted value of a number.
     min: float | None = None
+    #: What a default of None means, shown as the default in `--help`.
+    unset: str = ""
 
 
-def cli(flag: str, help: str = "", *, min: float | None = None) -> dict[str, CliFlag]:
+def cli(
+    flag: str, help: str = "", *, min: float | None = None, unset: str = ""
+) -> dict[str, CliFlag]:
     """Field metadata that gives an option its command-line flag, e.g.
-    `n_gpu_layers: int = field(default=0, metadata=cli("--n-gpu-layers", "Layers..."))`."""
-    return {CLI: CliFlag(flag, help, min)}
+    `n_gpu_layers: int = field(default=0, metadata=cli("--n-gpu-layers", "Layers..."))`;
+    `unset` says what a default of None means (`--help` shows it as the default)."""
+    return {CLI: CliFlag(flag, help, min, unset)}
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,7 @@ class Bench:
     def __init__(self, options: BenchOptions) -> None:
         self.options = options
         pack = load_language_pack(options.language, options.prompts_dir)
+        pack.formats.check_option(options.prompt_format)
         limit = token_limit(pack, options.spec, options.max_tokens)  # before the model loads
         self.backend = make_backend(options.backend)
         self.requests = bench_requests(pack, self.backend, options, limit.tokens)

@@ -49,7 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "build": (
         "gen.cli.build:build",
-        "Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries.",
+        "Assemble RUN/dataset from RUN/labeled, RUN/gold, RUN/wikipedia and RUN/queries.",
     ),
     "export": (
         "gen.cli.export:export",

@@ -82,6 +82,7 @@ def print_report(report: BenchReport, console: Console) -> None:
 @click.option(
     "--prompt-format",
     default=None,
+    show_default="generation.yaml's format",
     help="'chat' (the model's template) or a raw format from prompts/formats.yaml, e.g. alpaca.",
 )
 @language_option

@@ -22,7 +22,7 @@ def _names(value: str) -> tuple[str, ...]:
 @prompts_option
 @click.option(
     "--negatives-share",
-    type=float,
+    type=click.FloatRange(min=0, max=1, max_open=True),
     default=BuildOptions.negatives_share,
     show_default=True,
     help="Wikipedia paragraphs as a fraction of all documents (0 = none).",
@@ -64,22 +64,22 @@ def _names(value: str) -> tuple[str, ...]:
 @click.option("--exclude-flagged", is_flag=True, help="Leave out documents the labeler flagged.")
 @click.option(
     "--dedup-threshold",
-    type=float,
+    type=click.FloatRange(min=0, max=1, min_open=True),
     default=0.9,
     show_default=True,
-    help="Similarity in (0, 1] above which a text is removed as a near-duplicate.",
+    help="Similarity above which a text is removed as a near-duplicate.",
 )
 @click.option(
     "--group-threshold",
-    type=float,
+    type=click.FloatRange(min=0, max=1, min_open=True),
     default=0.5,
     show_default=True,
-    help="Similarity in (0, 1] above which texts must stay in the same split.",
+    help="Similarity above which texts must stay in the same split.",
 )
 def build(
     run_dir: Path, seed: int, prompts_dir: Path | None, sources: str, **options: object
 ) -> None:
-    """Assemble RUN/dataset from RUN/labeled, RUN/wikipedia and RUN/queries."""
+    """Assemble RUN/dataset from RUN/labeled, RUN/gold, RUN/wikipedia and RUN/queries."""
     build_options = BuildOptions(
         seed=seed,
         sources=_names(sources),

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-from collections import Counter
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +24,14 @@ from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.generate.disclosures import FACT_SOURCES, FACT_STYLES, MAX_PER_DOCUMENT, DisclosureSpec
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import ALL, PlanItem, PlanSpec, iter_plan, validate_spec
+from gen.generate.plan import (
+    ALL,
+    PlanItem,
+    PlanSpec,
+    category_counts,
+    doc_type_counts,
+    plan_item,
+)
 from gen.generate.records import STAGE
 from gen.generate.run import run
 from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
@@ -40,7 +44,10 @@ plan_options = compose_options(
         help="A category from prompts/categories.yaml, or 'all' (spread, with 'other' negatives).",
     ),
     click.option(
-        "--doc-type", default=None, help="Only this document type (name from the taxonomy)."
+        "--doc-type",
+        default=None,
+        show_default="every type of the category, drawn per item",
+        help="Only this document type (name from the taxonomy).",
     ),
     click.option(
         "--n",
@@ -138,6 +145,7 @@ def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
 @click.option(
     "--prompt-format",
     default=None,
+    show_default="generation.yaml's format",
     help="'chat' (the model's template) or a raw format from prompts/formats.yaml, e.g. alpaca.",
 )
 @click.option(
@@ -226,17 +234,21 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
     help="Print the rendered prompts of the first K items.",
 )
 @click.option(
-    "--prompt-format", default=None, help="Override generation.yaml's format for display."
+    "--prompt-format",
+    default=None,
+    show_default="generation.yaml's format",
+    help="Show the prompts in this format: 'chat' or a raw format from prompts/formats.yaml.",
 )
 def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     """Dry run of `gen documents`: prompts and counts, no model, nothing written."""
     pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
+    pack.formats.check_option(prompt_format)
     spec = _spec(kwargs)
-    validate_spec(pack, spec)
-    # Counted without drawing facts: category and document type do not depend on them.
-    items = list(islice(iter_plan(pack, dataclasses.replace(spec, disclosures=None)), kwargs["n"]))
+    n = kwargs["n"]
+    by_category = category_counts(pack, spec, n)
     format_name = prompt_format or pack.generation.format
-    for item in islice(iter_plan(pack, spec), min(show, kwargs["n"])):
+    for index in range(min(show, n)):
+        item = plan_item(pack, spec, index)
         click.secho(
             f"--- {item.id}  [{item.category} / {item.doc_type}]  seed={item.seed}", bold=True
         )
@@ -247,16 +259,17 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
         for line in _planned_facts(item):
             click.echo(line)
         click.echo()
-    by_type = Counter((item.category, item.doc_type) for item in items)
-    by_category = Counter(item.category for item in items)
-    click.secho(f"plan {spec.key}: {len(items)} documents", bold=True)
+    by_type, exact = doc_type_counts(pack, spec, n)
+    how = "" if exact else " (document types: expected counts, each type of a category as likely)"
+    click.secho(f"plan {spec.key}: {n} documents{how}", bold=True)
     if spec.disclosures:
         click.echo(f"  {_disclosures_line(spec.disclosures)}")
     for category, total in by_category.items():
         click.echo(f"  {category:<12} {total:>5}")
-        for (cat, doc_type), n in sorted(by_type.items()):
+        for (cat, doc_type), count in sorted(by_type.items()):
             if cat == category:
-                click.echo(f"      {doc_type:<50} {n:>5}")
+                shown = f"{count:>5}" if exact else f"~{round(count)}"
+                click.echo(f"      {doc_type:<50} {shown:>5}")
 
 
 def _planned_facts(item: PlanItem) -> list[str]:

@@ -29,6 +29,7 @@ from gen.evaluate.run import GROUPINGS, Grouping, evaluate_files
     type=click.Choice(["table", "json"]),
     default="table",
     show_default=True,
+    help="table: readable tables as wide as the terminal; json: every score, for scripts.",
 )
 @click.option(
     "--negative",

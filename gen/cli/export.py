@@ -11,23 +11,23 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
-from gen.cli.options import prompts_option, run_option, seed_option
+from gen.cli.options import given, note_ignored, prompts_option, run_option, seed_option
+from gen.core.errors import warn
 from gen.core.runs import RunPaths
 from gen.dataset.splits import parse_ratios
-from gen.export.base import OptionSpec
-from gen.export.registry import export_format, export_formats, shared_options
+from gen.export.registry import SharedOption, export_format, export_formats, shared_options
 from gen.export.run import ExportOptions, run
 
 
-def _click_type(spec: OptionSpec) -> Any:
+def _click_type(shared: SharedOption) -> Any:
+    spec = shared.spec
     if spec.choices:
         return click.Choice(spec.choices)
     if spec.type is Path:
         return click.Path(exists=spec.must_exist, path_type=Path)
-    if spec.type is int and spec.minimum is not None:
-        return click.IntRange(min=spec.minimum)
+    if spec.type is int and shared.minimum is not None:
+        return click.IntRange(min=shared.minimum)
     return spec.type
 
 
@@ -37,9 +37,9 @@ def format_options(command: Any) -> Any:
         command = click.option(
             shared.spec.flag,
             shared.spec.name,
-            type=_click_type(shared.spec),
+            type=_click_type(shared),
             default=shared.default,
-            show_default=shared.default is not None,
+            show_default=shared.show_default,
             help=shared.help,
         )(command)
     return command
@@ -48,7 +48,13 @@ def format_options(command: Any) -> Any:
 @click.command("export")
 @run_option
 @seed_option
-@click.option("--format", "format_name", type=click.Choice(sorted(export_formats())), required=True)
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(sorted(export_formats())),
+    required=True,
+    help="Trainer format to write (docs/export.md describes each).",
+)
 @click.option(
     "--split",
     "split_text",
@@ -59,6 +65,7 @@ def format_options(command: Any) -> Any:
 @click.option(
     "--holdout-doc-types",
     default="",
+    show_default="none",
     help="Comma-separated document types kept whole for the test split.",
 )
 @prompts_option
@@ -74,7 +81,7 @@ def export(
 ) -> None:
     """Write RUN/export/FORMAT/{train,dev,test}.* with a manifest and a dataset card."""
     chosen = export_format(format_name)
-    settings = _given_settings(click.get_current_context(), chosen.name, format_values)
+    settings = _given_settings(chosen.name, format_values)
     holdout = tuple(name.strip() for name in holdout_doc_types.split(",") if name.strip())
     options = ExportOptions(
         format_name, parse_ratios(split_text), seed, holdout, settings, prompts_dir
@@ -87,21 +94,21 @@ def export(
         )
     counts = ", ".join(f"{name} {count}" for name, count in summary.counts.items())
     click.echo(f"{format_name}: {counts} records -> {summary.folder}")
+    for name, count in summary.counts.items():
+        if not count:
+            warn(
+                f"the {name} split is empty ({sum(summary.counts.values())} records, "
+                f"--split {split_text}); a trainer needs records in train and dev"
+            )
     unaligned = summary.details.get("unaligned_spans", {})
     if any(unaligned.values()):
         click.echo(f"spans not aligned to tokens (listed in manifest.json): {unaligned}")
 
 
-def _given_settings(ctx: click.Context, format_name: str, values: dict[str, Any]) -> dict[str, Any]:
+def _given_settings(format_name: str, values: dict[str, Any]) -> dict[str, Any]:
     """The format options the user gave that `format_name` takes (the rest keep the
-    format's own defaults); options of other formats are reported and ignored."""
+    format's own defaults); options of other formats are noted and ignored."""
     takes = {spec.name for spec in export_format(format_name).options()}
-    given = {
-        name: value
-        for name, value in values.items()
-        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
-    }
-    for name in sorted(set(given) - takes):
-        flag = "--" + name.replace("_", "-")
-        click.echo(f"note: {flag} does not apply to --format {format_name}; ignored", err=True)
-    return {name: value for name, value in given.items() if name in takes}
+    for name in sorted(set(values) - takes):
+        note_ignored(name, f"--format {format_name}")
+    return {name: value for name, value in values.items() if name in takes and given(name)}

@@ -9,7 +9,7 @@ import click
 from gen.cli.options import language_option, prompts_option, run_option
 from gen.core.errors import warn
 from gen.importing import READERS, RecordDefaults
-from gen.importing.run import TARGETS, import_files
+from gen.importing.run import TARGETS, import_files, listed
 
 
 @click.command("import")
@@ -27,7 +27,8 @@ from gen.importing.run import TARGETS, import_files
     "format_name",
     type=click.Choice(list(READERS)),
     default=None,
-    help="Input format (default: from each file's content or suffix).",
+    show_default="from each file's content or suffix",
+    help="Input format.",
 )
 @click.option(
     "--category",
@@ -35,7 +36,12 @@ from gen.importing.run import TARGETS, import_files
     show_default=True,
     help="Category of records that do not say theirs (gen label asks about this category).",
 )
-@click.option("--doc-type", default="imported", show_default=True)
+@click.option(
+    "--doc-type",
+    default="imported",
+    show_default=True,
+    help="Document type of records that do not say theirs.",
+)
 @language_option
 @prompts_option
 @click.option(
@@ -57,9 +63,9 @@ def import_command(
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
 
-    FILE... are plain text, JSONL records, CoNLL (IO/BIO) or spaCy DocBin files; folders
-    are read recursively; every span, category and language is validated before anything
-    is written."""
+    FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files;
+    folders are read recursively (files no reader takes are skipped and listed); every span,
+    category and language is validated before anything is written."""
     defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
     report = import_files(
         run_dir, files, target, defaults, format_name, prompts_dir=prompts_dir, overwrite=overwrite
@@ -70,6 +76,8 @@ def import_command(
         f"{report.added} records added{replaced} to {report.table} "
         f"({report.already_present} already there); spans: {spans}"
     )
+    if report.skipped:
+        click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")
     if report.labeled_before:
         warn(
             f"{len(report.labeled_before)} replaced documents are labeled in their old version "

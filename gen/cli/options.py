@@ -112,6 +112,8 @@ def _backend_decorators() -> list[Callable[[F], F]]:
             type=click.Choice(list(backend_specs())),
             default=DEFAULT_BACKEND,
             show_default=True,
+            help="Engine that runs the model: llama.cpp in this process, transformers, or an "
+            "OpenAI-compatible server (docs/backends.md).",
         )
     ]
     for name, (option_field, hint) in _field_options().items():
@@ -122,7 +124,7 @@ def _backend_decorators() -> list[Callable[[F], F]]:
                 name,
                 type=_click_type(hint, flag),
                 default=option_field.default,
-                show_default=option_field.default is not None,
+                show_default=flag.unset or option_field.default is not None,
                 help=flag.help or None,
             )
         )
@@ -133,17 +135,26 @@ def _backend_decorators() -> list[Callable[[F], F]]:
 backend_options = compose_options(*_backend_decorators())
 
 
-def _given(name: str) -> bool:
+def given(name: str) -> bool:
     """Whether the user set option `name` (command line or environment), not its default."""
     context = click.get_current_context(silent=True)
     source = context.get_parameter_source(name) if context else None
     return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
+def note_ignored(name: str, context: str) -> None:
+    """Say that option `name`, when the user gave it, does nothing in `context` (e.g.
+    `--format jsonl`): options of one command that only some of its formats or trainers
+    read are noted, not refused, so one command line can be reused across them."""
+    if given(name):
+        flag = "--" + name.replace("_", "-")
+        click.echo(f"note: {flag} does not apply to {context}; ignored", err=True)
+
+
 def _refuse_foreign(spec: BackendSpec[Any], own: set[str]) -> None:
     """An option the user set that the chosen backend does not take is a mistake, not noise."""
     for name, (option_field, _) in _field_options().items():
-        if name in own or not _given(name):
+        if name in own or not given(name):
             continue
         owners = [
             other.name

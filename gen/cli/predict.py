@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from gen.predict.run import SPLITS, predict_file
-from gen.train import load_detector
+from gen.predict.run import SPLITS, check_out, predict_to_file, read_inputs
+from gen.train import detector_info, load_detector
 
 
 @click.command("predict")
@@ -55,8 +55,11 @@ def predict(
     """Find sensitive spans in INPUT (JSONL/Parquet records, a record folder, a run folder
     with --split, or a folder of .txt files) with a detector from gen train; long
     documents are windowed with overlap and merged back to exact character offsets."""
+    detector_info(model)  # a wrong --model folder is named before INPUT is read
+    check_out(out)
+    records = read_inputs(source, split)  # bad input is refused before the model loads
     detector = load_detector(model, window=window, overlap=overlap)
-    report = predict_file(detector, source, out, split)
+    report = predict_to_file(detector, records, out)
     click.echo(
         f"{report.documents} documents, {report.spans} spans in {report.seconds:.1f} s "
         f"({report.documents_per_second:.1f} documents/s) -> {report.out}"

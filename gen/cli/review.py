@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from gen.cli.options import compose_options, prompts_option, run_option, seed_option
+from gen.cli.options import F, compose_options, prompts_option, run_option, seed_option
 from gen.core.errors import GenError
 from gen.review.connection import API_KEY_ENV, DEFAULT_URL, Connection
 from gen.review.gold import ReviewResult
@@ -50,30 +51,46 @@ connection_options = compose_options(
         "--ca-bundle",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
+        show_default="the system's certificate authorities",
         help="PEM certificate of a private authority to verify the server's TLS certificate "
         "(verification is always on).",
     ),
 )
-project_option = click.option(
-    "--project",
-    default=None,
-    help="Project title or id  [default: push: 'gen review: RUN-NAME'; pull: the pushed one]",
-)
-table_option = click.option(
-    "--table",
-    type=click.Choice(TABLES),
-    default=None,
-    help="Record table  [default: push: labeled; pull/report: the pushed one]",
-)
-unit_option = click.option(
-    "--offsets",
-    "unit",
-    type=click.Choice(OFFSET_UNITS),
-    default=None,
-    help="How the server counts offsets: codepoint (Label Studio 1.23, measured) or utf16 "
-    "(JavaScript string units)  [default: push: codepoint; pull: as pushed]. Pulled spans are "
-    "re-anchored on their stored text either way.",
-)
+
+
+def project_option(default: str) -> Callable[[F], F]:
+    return click.option(
+        "--project", default=None, show_default=default, help="Project title or id."
+    )
+
+
+def table_option(default: str) -> Callable[[F], F]:
+    return click.option(
+        "--table",
+        type=click.Choice(TABLES),
+        default=None,
+        show_default=default,
+        help="Record table the documents come from.",
+    )
+
+
+def unit_option(default: str) -> Callable[[F], F]:
+    return click.option(
+        "--offsets",
+        "unit",
+        type=click.Choice(OFFSET_UNITS),
+        default=None,
+        show_default=default,
+        help="How the server counts offsets: codepoint (Label Studio 1.23, measured) or utf16 "
+        "(JavaScript string units). Pulled spans are re-anchored on their stored text either "
+        "way.",
+    )
+
+
+#: The defaults of the options above in every command but push: what the push recorded.
+AS_PUSHED = "as pushed"
+
+
 prefer_option = click.option(
     "--prefer",
     default="latest",
@@ -101,9 +118,15 @@ def review() -> None:
 @review.command("push")
 @run_option
 @connection_options
-@project_option
-@table_option
-@click.option("--sample", type=click.IntRange(min=1), default=None, help="Push N documents.")
+@project_option("gen review: RUN-NAME")
+@table_option("labeled")
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    show_default="every document",
+    help="Push N documents.",
+)
 @click.option(
     "--stratify",
     type=click.Choice(STRATA),
@@ -112,12 +135,13 @@ def review() -> None:
     help="Strata of the sample take turns; flagged, disagreeing and low-score documents first.",
 )
 @seed_option
-@unit_option
+@unit_option("codepoint")
 @prompts_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    show_default="none: push to the server",
     help="Write tasks.json and label_config.xml to this folder instead of pushing.",
 )
 def push_command(run_dir: Path, **kwargs: Any) -> None:
@@ -170,9 +194,9 @@ def _pull_options(kwargs: dict[str, Any]) -> PullOptions:
 @review.command("pull")
 @run_option
 @connection_options
-@project_option
-@table_option
-@unit_option
+@project_option(AS_PUSHED)
+@table_option(AS_PUSHED)
+@unit_option(AS_PUSHED)
 @prefer_option
 def pull_command(run_dir: Path, **kwargs: Any) -> None:
     """Fetch the submitted annotations and write them as RUN/gold (source gold, reviewer and
@@ -184,8 +208,8 @@ def pull_command(run_dir: Path, **kwargs: Any) -> None:
 @review.command("export")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @run_option
-@table_option
-@unit_option
+@table_option(AS_PUSHED)
+@unit_option(AS_PUSHED)
 @prefer_option
 def export_command(file: Path, run_dir: Path, **kwargs: Any) -> None:
     """Write RUN/gold from a Label Studio JSON export FILE (for a server this machine
@@ -195,13 +219,14 @@ def export_command(file: Path, run_dir: Path, **kwargs: Any) -> None:
 
 @review.command("report")
 @run_option
-@table_option
+@table_option(AS_PUSHED)
 @click.option(
     "--format",
     "output_format",
     type=click.Choice(["table", "json"]),
     default="table",
     show_default=True,
+    help="table: readable tables as wide as the terminal; json: every count, for scripts.",
 )
 def report_command(run_dir: Path, table: str | None, output_format: str) -> None:
     """Score the labelers against the pulled gold (per label and span source) and count

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from gen.cli.options import run_option, seed_option
+from gen.cli.options import note_ignored, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.evaluate.report import render_text
-from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings
+from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings, trainer_class
 from gen.train.curve import parse_shares, summarize
 from gen.train.run import train_detector
 
@@ -18,24 +18,32 @@ from gen.train.run import train_detector
 @click.command("train")
 @run_option
 @seed_option
-@click.option("--trainer", type=click.Choice(list(TRAINERS)), default="spacy", show_default=True)
+@click.option(
+    "--trainer",
+    type=click.Choice(list(TRAINERS)),
+    default="spacy",
+    show_default=True,
+    help="spacy: CPU, nothing downloaded; transformers: fine-tunes --base-model (GPU advised).",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Model folder (default: RUN/models/TRAINER).",
+    show_default="RUN/models/TRAINER",
+    help="Model folder.",
 )
 @click.option(
     "--gold",
     type=click.Path(path_type=Path),
     default=None,
-    help="Also score on this gold set (JSONL/Parquet records with id, text, spans); "
-    "default: RUN/gold when gen import --as gold filled it.",
+    show_default="RUN/gold when it holds records",
+    help="Also score on this gold set (JSONL/Parquet records with id, text, spans).",
 )
 @click.option(
     "--learning-curve",
     "curve",
     default=None,
+    show_default="none",
     help="Train on these shares of the train split too, e.g. 0.1,0.25,0.5,1.0; "
     "writes curve.md and curve.png.",
 )
@@ -49,13 +57,20 @@ from gen.train.run import train_detector
 @click.option(
     "--base-model",
     default=None,
+    show_default="none: spacy trains from scratch",
     help="spacy: an installed pipeline or folder whose tok2vec is reused; "
     "transformers (required): a local model folder.",
 )
-@click.option("--epochs", type=int, default=20, show_default=True)
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Passes over the train split; the best epoch on dev is kept.",
+)
 @click.option(
     "--patience",
-    type=int,
+    type=click.IntRange(min=0),
     default=0,
     show_default=True,
     help="Stop after this many dev evaluations (epochs) without improvement (0: never).",
@@ -64,26 +79,33 @@ from gen.train.run import train_detector
     "--batch-size",
     type=click.IntRange(min=1),
     default=None,
-    help="spacy: words per batch (default 200); transformers: windows per batch (default 16).",
+    show_default="spacy 200, transformers 16",
+    help="spacy: words per batch; transformers: windows per batch.",
 )
-@click.option("--learning-rate", type=float, default=None, help="Default: the trainer's own.")
+@click.option(
+    "--learning-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    show_default="the trainer's own",
+    help="Step size of the optimizer.",
+)
 @click.option(
     "--max-span-words",
-    type=int,
+    type=click.IntRange(min=1),
     default=12,
     show_default=True,
     help="spancat: longest candidate span in words.",
 )
 @click.option(
     "--length",
-    type=int,
+    type=click.IntRange(min=1),
     default=100,
     show_default=True,
     help="transformers: window length in tokens.",
 )
 @click.option(
     "--stride",
-    type=int,
+    type=click.IntRange(min=0),
     default=20,
     show_default=True,
     help="transformers: overlap between windows in tokens.",
@@ -94,7 +116,13 @@ from gen.train.run import train_detector
     show_default=True,
     help="transformers: inverse (tag frequency), none, or a JSON file {tag: weight}.",
 )
-@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
+@click.option(
+    "--device",
+    type=click.Choice(DEVICES),
+    default="auto",
+    show_default=True,
+    help="transformers: where to train; auto takes CUDA when torch sees it.",
+)
 def train(
     run_dir: Path, out: Path | None, gold: Path | None, curve: str | None, **options: object
 ) -> None:
@@ -104,7 +132,20 @@ def train(
     if gold is None and RecordTable(RunPaths(run_dir).gold).exists():
         gold = RunPaths(run_dir).gold
     settings = TrainSettings(**options)  # type: ignore[arg-type]
+    for name, context in trainer_class(settings.trainer)().unused(settings).items():
+        note_ignored(name, context)
     report = train_detector(run_dir, settings, out=out, gold=gold, curve_shares=shares)
+    if report.removed_leftovers:
+        click.echo(
+            f"removed {len(report.removed_leftovers)} staging folder(s) left by interrupted "
+            "trainings"
+        )
+    if report.gold_left_out:
+        left_out = report.gold_left_out
+        click.echo(
+            f"gold: {len(left_out)} records left out of the score (e.g. {left_out[0]}): they are "
+            "in the train or dev split (gen build --sources gold took them from RUN/gold)"
+        )
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
     cpu = report.info.get("train_cpu_seconds")
@@ -127,3 +168,8 @@ def train(
     if report.curve:
         click.echo(f"learning curve -> {report.folder / 'curve.md'}, curve.png")
         click.echo((report.folder / "curve.md").read_text(encoding="utf-8"), nl=False)
+    folder = report.folder
+    tables = ", ".join(str(folder / f"{scored.name}.txt") for scored in report.scored)
+    click.echo(f"\nmodel: {folder}")
+    click.echo(f"card {folder / 'README.md'}, scores {folder / 'scores.json'} (tables: {tables})")
+    click.echo(f"next: gen predict --model {folder} INPUT --out predictions.jsonl")

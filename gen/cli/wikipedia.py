@@ -35,6 +35,7 @@ from scraping.wikipedia.summary import ScrapeSummary
     "--contact",
     envvar="GEN_CONTACT",
     default=None,
+    show_default="none: a note asks for one",
     help="E-mail or URL put in the User-Agent, as Wikimedia asks [env: GEN_CONTACT].",
 )
 @click.option(

@@ -11,7 +11,6 @@ import contextlib
 import errno
 import json
 import os
-import shutil
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -35,8 +34,8 @@ def storage_error(path: Path, exc: OSError) -> StorageError:
     if exc.errno == errno.ENOSPC:
         return StorageError(f"disk full while writing {path}; free some space and re-run to resume")
     return StorageError(
-        f"cannot write {path}: {exc.strerror or exc}; check that the folder is writable "
-        "(or choose another --run folder)"
+        f"cannot write {path}: {exc.strerror or exc}; check that {Path(path).parent} is a "
+        "writable folder"
     )
 
 
@@ -94,16 +93,3 @@ def read_json_object(path: Path) -> dict[str, Any]:
 def write_table_atomic(path: Path, table: pa.Table) -> None:
     """Write one Parquet file or nothing."""
     _write_then_rename(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"), True)
-
-
-def replace_folder(staging: Path, target: Path) -> None:
-    """Put a fully written `staging` folder in the place of `target` with two renames,
-    so a reader sees the old folder or the new one, never a mix."""
-    old = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
-    try:
-        if target.exists():
-            target.rename(old)
-        staging.rename(target)
-    except OSError as exc:
-        raise StorageError(f"cannot replace {target}: {exc.strerror or exc}") from exc
-    shutil.rmtree(old, ignore_errors=True)

@@ -88,6 +88,15 @@ class RawFormat(StrictModel):
 class Formats(StrictModel):
     formats: dict[str, RawFormat]
 
+    def check_option(self, name: str | None) -> None:
+        """Refuse a `--prompt-format` that is neither `chat` nor a raw format of
+        formats.yaml, before a command locks, loads or writes anything."""
+        if name is not None and name != CHAT_FORMAT and name not in self.formats:
+            raise UsageError(
+                f"--prompt-format {name!r}: expected {CHAT_FORMAT!r} or one of "
+                f"{', '.join(self.formats)} (prompts/formats.yaml)"
+            )
+
 
 class DocType(StrictModel):
     name: Word

@@ -6,6 +6,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from rich.console import Console
@@ -19,6 +20,26 @@ from rich.progress import (
 )
 
 console = Console(stderr=True)
+
+#: The part of a longer run that the bars opened now belong to (see `progress_stage`).
+_stage: ContextVar[str] = ContextVar("progress_stage", default="")
+
+
+@contextmanager
+def progress_stage(name: str) -> Iterator[None]:
+    """Name the part of a longer run that the bars opened inside belong to (one point of a
+    learning curve...): `progress` shows it after their own description, so a bar says
+    which part it measures without the code that opens it knowing about the whole."""
+    token = _stage.set(name)
+    try:
+        yield
+    finally:
+        _stage.reset(token)
+
+
+def say(message: str) -> None:
+    """One line on stderr about the run itself (what was resumed), beside the bars."""
+    console.print(message, highlight=False, markup=False, soft_wrap=True)
 
 
 @dataclass
@@ -55,6 +76,8 @@ class ProgressReporter:
 
 @contextmanager
 def progress(description: str, total: int, *, done: int = 0) -> Iterator[ProgressReporter]:
+    if _stage.get():
+        description = f"{description} [{_stage.get()}]"
     reporter = ProgressReporter(description=description, total=total, done=done)
     if not console.is_terminal:
         yield reporter

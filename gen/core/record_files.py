@@ -31,16 +31,34 @@ EXPECTED = (
 
 
 def read_record_file(
-    path: Path, role: str = "file", *, span_source: str = "gold", gold: bool = False
+    path: Path,
+    role: str = "file",
+    *,
+    span_source: str = "gold",
+    gold: bool = False,
+    allow_empty: bool = False,
 ) -> list[Record]:
     """The records of `path`, or one UsageError saying `role` (e.g. "PRED file"), the file,
     the line and what is wrong. Spans that name no source get `span_source`; `gold` spans
-    must also follow the labeling guideline (`check_gold_spans`)."""
-    path = Path(path)
-    where = f"{role} {path}"
+    must also follow the labeling guideline (`check_gold_spans`).
+
+    An input without a record is a usage error too (a wrong path or an unfinished file is
+    far likelier than a wish to score or import nothing); `allow_empty` is for gen's own
+    files read back, such as an export's empty split."""
+    records = _read(Path(path), f"{role} {path}", span_source, gold)
+    if not records and not allow_empty:
+        raise UsageError(f"{role} {path}: no records found; expected {EXPECTED}")
+    return records
+
+
+def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
+        if (path / "documents").is_dir() or (path / "labeled").is_dir():
+            raise UsageError(
+                f"{where} is a run folder; name one of its record tables, e.g. {path / 'labeled'}"
+            )
         try:
             records = RecordTable(path).read()
             for record in records if gold else ():
@@ -88,6 +106,16 @@ def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -
     places = ", ".join(map(str, found[:-1])) + f" and {found[-1]}"
     more = f" ({len(repeated) - 1} more ids repeat)" if len(repeated) > 1 else ""
     raise UsageError(f"{where}: id {record_id!r} is on {line}s {places}{more}; ids must be unique")
+
+
+def file_record_id(path: Path, folder: Path | None = None) -> str:
+    """The id of a document that a file holds without naming one: the file's path inside
+    the `folder` given on the command line, without its suffix (`2024/letter`), or its
+    name without suffix when the file was given alone. `gen import` and `gen predict`
+    both follow this rule, so same-named files in different sub-folders stay apart."""
+    path = Path(path)
+    inside = path.relative_to(folder) if folder is not None else Path(path.name)
+    return inside.with_suffix("").as_posix()
 
 
 def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:

@@ -26,20 +26,16 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     spans are checked (check_spans)."""
     if not isinstance(row, dict):
         return f"expected an object with {', '.join(required)}, got {_kind(row)}"
-    missing = [name for name in required if row.get(name) is None]
-    if missing:
-        return f"{missing[0]}: required key is missing"
-    problem = _type_problem(row, _ROW_TYPE)
-    if problem:
+    if problem := _absent(row, required, _ROW_TYPE, ()) or _type_problem(row, _ROW_TYPE):
         return problem
     if not row["id"].strip():
         return "id: must not be empty or blank"
     if "spans" in row and row["spans"] is None:
         return "spans: expected a list of spans ([] for none), got null"
+    span_type = _ROW_TYPE.field("spans").type.value_type
     for index, span in enumerate(row.get("spans") or []):
-        absent = [key for key in _REQUIRED_SPAN_KEYS if span.get(key) is None]
-        if absent:
-            return f"spans.{index}.{absent[0]}: required key is missing"
+        if problem := _absent(span, _REQUIRED_SPAN_KEYS, span_type, ("spans", str(index))):
+            return problem
         problem = label_problem(span["label"])
         if problem:
             return f"spans.{index}.label: {problem}"
@@ -50,6 +46,25 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
     except ValueError as exc:  # meta that is not the JSON text of an object
         return f"meta: {exc}"
     return None
+
+
+def _absent(
+    value: dict[str, Any], required: Sequence[str], kind: pa.StructType, path: tuple[str, ...]
+) -> str | None:
+    """The first required key of `value` that is missing or null, named as such."""
+    for name in required:
+        where = ".".join((*path, name))
+        if name not in value:
+            return f"{where}: required key is missing"
+        if value[name] is None:
+            return f"{where}: expected {_expected(kind.field(name).type)}, got null"
+    return None
+
+
+def _expected(kind: pa.DataType) -> str:
+    if pa.types.is_string(kind):
+        return "a string"
+    return "an integer" if pa.types.is_integer(kind) else "a number"
 
 
 #: Half of a UTF-16 pair on its own: JSON may escape one ("\ud800"), but it is no
@@ -89,13 +104,12 @@ def _type_problem(value: Any, kind: pa.DataType, path: tuple[str, ...] = ()) -> 
                 f"{where}: holds a lone surrogate \\u{ord(surrogate.group()):04x} at character "
                 f"{surrogate.start()}, which is not text (a JSON escape of half a character)"
             )
-        expected, fits = "a string", isinstance(value, str)
+        fits = isinstance(value, str)
     elif pa.types.is_integer(kind):
-        expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
+        fits = isinstance(value, int) and not isinstance(value, bool)
     else:
-        expected = "a number"
         fits = isinstance(value, int | float) and not isinstance(value, bool)
-    return None if fits else f"{where}: expected {expected}, got {_kind(value)}"
+    return None if fits else f"{where}: expected {_expected(kind)}, got {_kind(value)}"
 
 
 def table_problem(table: pa.Table, columns: Sequence[str]) -> str | None:

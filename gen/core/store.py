@@ -62,6 +62,15 @@ def _read_parquet(path: Path) -> pa.Table:
     return table
 
 
+def _missing_folders(path: Path) -> list[Path]:
+    """`path` and those of its parents that do not exist yet, outermost first."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing[::-1]
+
+
 class RecordTable:
     """An append-only, resumable table of `Record`s keyed by `id`.
 
@@ -129,7 +138,7 @@ class RecordTable:
         Opening is not writing: folders made here hold only the lock until a record comes,
         and `close` removes them again if none did (a call refused before its first record
         leaves the run folder as it found it)."""
-        self._created = [f for f in dict.fromkeys([self.folder, self.part]) if not f.exists()]
+        self._created = _missing_folders(self.part)
         self._take_lock(whole_table=False)
         try:
             for stale in self.part.glob(".*.tmp"):
@@ -222,7 +231,8 @@ class RecordTable:
                 self._release()
 
     def _remove_unused_folders(self) -> None:
-        """Remove the folders `open` made when they hold nothing but the lock. The lock file
+        """Remove the folders `open` made (the part, the table, and parents such as
+        `RUN/rejects/` or the run folder) when they hold nothing but the lock. The lock file
         goes while it is held, so no other writer can hold it; a writer that made its own
         since keeps its folder (the removal fails, and is let go)."""
         if not self._created or any(path.name != LOCK for path in self.part.iterdir()):

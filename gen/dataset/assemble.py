@@ -23,7 +23,7 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, similar_pairs
 from gen.dataset.normalize import clean_record
-from gen.dataset.options import BuildOptions
+from gen.dataset.options import GOLD_SOURCE, BuildOptions
 from gen.dataset.spans import check_dataset_spans, relabel
 
 if TYPE_CHECKING:
@@ -103,6 +103,36 @@ def _rejected(record: Record, reason: str, detail: str = "") -> Record:
     return replace(record, meta=meta)
 
 
+def merge_gold(
+    documents: Sequence[Record],
+    gold: Sequence[Record],
+    sources: Sequence[str],
+    dropped: Counter[str],
+) -> tuple[list[Record], list[Record]]:
+    """(documents with their gold spans, gold records refused).
+
+    A gold record with the id and the text of a run's document brings its spans to it. A
+    person saw every span of that document, so the spans of sources ranked below gold in
+    `sources` are dropped there (`superseded_by_gold`): a span a reviewer deleted does not
+    come back; sources ranked above gold still win overlaps. A gold record with another
+    text under a run's id is refused (`gold_text_differs`), never guessed at; the other
+    gold records are documents of their own, first, as the best labels of the run.
+    """
+    by_id = {record.id: record for record in gold}
+    below = set(sources[sources.index(GOLD_SOURCE) + 1 :]) if GOLD_SOURCE in sources else set()
+    merged, refused = [], []
+    for document in documents:
+        reviewed = by_id.pop(document.id, None)
+        if reviewed is not None and reviewed.text != document.text:
+            refused.append(_rejected(reviewed, "gold_text_differs", document.id))
+        elif reviewed is not None:
+            kept = [span for span in document.spans if span.source not in below]
+            dropped["superseded_by_gold"] += len(document.spans) - len(kept)
+            document = replace(document, spans=[*kept, *reviewed.spans])
+        merged.append(document)
+    return [*by_id.values(), *merged], refused
+
+
 def prepare(
     records: Sequence[Record], options: BuildOptions, dropped: Counter[str]
 ) -> tuple[list[Record], list[Record]]:
@@ -151,21 +181,24 @@ def assemble(
     negatives: Sequence[Record],
     queries: Sequence[Record],
     options: BuildOptions,
+    gold: Sequence[Record] = (),
 ) -> tuple[list[Record], list[Record], BuildReport]:
     """The dataset, the rejected records (reason in meta) and the counts.
 
-    Documents come first, so that a Wikipedia paragraph or query never evicts
-    the document it duplicates; negatives are sampled after deduplication, so
-    that their share is the share in the final dataset.
+    Documents come first (gold records of their own before them), so that a Wikipedia
+    paragraph or query never evicts the document it duplicates; negatives are sampled
+    after deduplication, so that their share is the share in the final dataset.
     """
     dropped: Counter[str] = Counter()
+    documents, refused_gold = merge_gold(documents, gold, options.sources, dropped)
     candidates, rejected = prepare([*documents, *queries, *negatives], options, dropped)
+    rejected += refused_gold
     hashes = minhashes([r.text for r in candidates])
     unique, duplicates = deduplicate(candidates, hashes, options.dedup_threshold)
     rejected += duplicates
 
     kept_negatives = [candidates[i] for i in unique if candidates[i].source == "wikipedia"]
-    kept_documents = sum(candidates[i].source == "llm" for i in unique)
+    kept_documents = sum(candidates[i].source in ("llm", GOLD_SOURCE) for i in unique)
     sampled = sample_negatives(
         kept_negatives, kept_documents, options.negatives_share, options.seed
     )
@@ -198,7 +231,10 @@ def assemble(
 def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
     """Read the stage tables of `run`, assemble, and write `RUN/dataset` with its manifest."""
     paths = RunPaths(Path(run))
-    stages = {"labeled": paths.labeled, "wikipedia": paths.wikipedia, "queries": paths.queries}
+    stages = {"labeled": paths.labeled, "gold": paths.gold}
+    stages |= {"wikipedia": paths.wikipedia, "queries": paths.queries}
+    if GOLD_SOURCE not in options.sources:
+        del stages["gold"]
     if not options.include_queries:
         del stages["queries"]
     loaded = {
@@ -211,7 +247,11 @@ def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
             + ", ".join(map(str, stages.values()))
         )
     dataset, rejected, report = assemble(
-        loaded.get("labeled", []), loaded.get("wikipedia", []), loaded.get("queries", []), options
+        loaded.get("labeled", []),
+        loaded.get("wikipedia", []),
+        loaded.get("queries", []),
+        options,
+        gold=loaded.get("gold", []),
     )
     report.inputs_found = [name for name, records in loaded.items() if records]
     report.inputs_missing = [name for name, records in loaded.items() if not records]

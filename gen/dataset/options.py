@@ -9,7 +9,9 @@ from gen.core.packs import negative_labels
 
 LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")
-BUILD_SPAN_SOURCES = ("planned", "llm_inline", "llm_sentences", "llm_censor", "faker")
+#: The source of spans a person labeled: RUN/gold, from `gen review pull` or `gen import --as gold`.
+GOLD_SOURCE = "gold"
+BUILD_SPAN_SOURCES = (GOLD_SOURCE, "planned", "llm_inline", "llm_sentences", "llm_censor", "faker")
 BINARY_LABEL = "sensitive"
 
 

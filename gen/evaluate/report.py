@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import io
+import shutil
+import sys
+from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from gen.evaluate.confusion import Confusion
@@ -23,10 +27,15 @@ def _count(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
+def _column_style(names: bool) -> dict[str, Any]:
+    """Cells wrap (names and headers at spaces, else folded), never cut to `…`."""
+    return {"justify": "left" if names else "right", "overflow": "fold"}
+
+
 def _scores_table(title: str, table: ScoreTable, binary: Scores) -> Table:
     out = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     for column in ("label", "support", "TP", "FP", "FN", "precision", "recall", "F1"):
-        out.add_column(column, justify="left" if column == "label" else "right")
+        out.add_column(column, **_column_style(column == "label"))
 
     def row(name: str, s: Scores, *, end_section: bool = False) -> None:
         out.add_row(
@@ -54,7 +63,7 @@ def _scores_table(title: str, table: ScoreTable, binary: Scores) -> Table:
 def _entity_table(entities: dict[str, EntityScheme]) -> Table:
     out = Table(title="Entities (SemEval-2013 schemes)", box=box.SIMPLE_HEAD, title_justify="left")
     for column in ("scheme", "COR", "INC", "PAR", "MIS", "SPU", "precision", "recall", "F1"):
-        out.add_column(column, justify="left" if column == "scheme" else "right")
+        out.add_column(column, **_column_style(column == "scheme"))
     for scheme, result in entities.items():
         s = result.overall
         out.add_row(
@@ -67,9 +76,9 @@ def _entity_table(entities: dict[str, EntityScheme]) -> Table:
 
 def _entity_label_table(entities: dict[str, EntityScheme]) -> Table:
     out = Table(title="Entity F1 per label", box=box.SIMPLE_HEAD, title_justify="left")
-    out.add_column("label")
+    out.add_column("label", **_column_style(True))
     for scheme in SCHEMES:
-        out.add_column(scheme, justify="right")
+        out.add_column(scheme, **_column_style(False))
     labels = sorted({label for scheme in entities.values() for label in scheme.per_label})
     for label in labels:
         out.add_row(
@@ -84,14 +93,44 @@ def _entity_label_table(entities: dict[str, EntityScheme]) -> Table:
     return out
 
 
-def _confusion_table(confusion: Confusion) -> Table:
+def _confusion_matrix(confusion: Confusion) -> Table:
     out = Table(box=box.SIMPLE_HEAD)
-    out.add_column("gold \\ pred")
+    out.add_column("gold \\ pred", no_wrap=True)
     for label in confusion.labels:
-        out.add_column(label, justify="right")
+        out.add_column(label, justify="right", no_wrap=True)
     for label, row in zip(confusion.labels, confusion.matrix, strict=True):
         out.add_row(label, *map(str, row))
     return out
+
+
+def _confusion_pairs(confusion: Confusion) -> Table:
+    """The matrix's non-zero cells, one row each: as many labels as there are, any width."""
+    out = Table(box=box.SIMPLE_HEAD)
+    out.add_column("gold", overflow="fold")
+    out.add_column("predicted", overflow="fold")
+    out.add_column("tokens", justify="right", no_wrap=True)
+    for gold, row in zip(confusion.labels, confusion.matrix, strict=True):
+        cells = sorted(zip(confusion.labels, row, strict=True), key=lambda cell: -cell[1])
+        for predicted, count in cells:
+            if count:
+                out.add_row(gold, predicted, str(count))
+    return out
+
+
+def _print_confusion(console: Console, confusion: Confusion) -> None:
+    """The matrix when it fits the width, else its non-zero cells as (gold, predicted) rows."""
+    matrix = _confusion_matrix(confusion)
+    unbounded = console.options.update_width(sys.maxsize)
+    if Measurement.get(console, unbounded, matrix).maximum <= console.width:
+        console.print("Token confusion (rows: gold, columns: predicted)")
+        console.print(matrix)
+        return
+    console.print(
+        f"Token confusion, one row per gold and predicted label (the matrix of "
+        f"{len(confusion.labels)} labels is wider than {console.width} columns; "
+        "--format json has it whole)"
+    )
+    console.print(_confusion_pairs(confusion))
 
 
 def _summary_table(evaluation: Evaluation) -> Table:
@@ -99,7 +138,7 @@ def _summary_table(evaluation: Evaluation) -> Table:
     columns = ("group", "docs", "token micro F1", "token weighted F1", "binary F1",
                "doc weighted F1", "strict F1", "type F1")  # fmt: skip
     for column in columns:
-        out.add_column(column, justify="left" if column == "group" else "right")
+        out.add_column(column, **_column_style(column == "group"))
     for name, report in evaluation.groups.items():
         out.add_row(
             name,
@@ -114,9 +153,22 @@ def _summary_table(evaluation: Evaluation) -> Table:
     return out
 
 
-def render_text(evaluation: Evaluation, *, width: int = 120) -> str:
-    """The evaluation as plain-text tables: a summary per group when grouped, then
-    every view of all documents."""
+#: Narrowest rendering: every table but the confusion matrix fits it without folding a number.
+MIN_WIDTH = 80
+
+
+def terminal_width() -> int:
+    """The terminal's columns (`COLUMNS` when set), at least `MIN_WIDTH`; 120 when writing
+    to a file or a pipe."""
+    return max(shutil.get_terminal_size((120, 24)).columns, MIN_WIDTH)
+
+
+def render_text(evaluation: Evaluation, *, width: int | None = None) -> str:
+    """The evaluation as plain-text tables, `width` columns wide at most (default: the
+    terminal's): a summary per group when grouped, then every view of all documents.
+    Cells wrap rather than being cut, and the confusion matrix turns into rows of label
+    pairs when it is wider than that."""
+    width = width or terminal_width()
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     report = evaluation.groups[ALL]
@@ -139,6 +191,5 @@ def render_text(evaluation: Evaluation, *, width: int = 120) -> str:
     )
     console.print(_entity_table(report.entities))
     console.print(_entity_label_table(report.entities))
-    console.print("Token confusion (rows: gold, columns: predicted)")
-    console.print(_confusion_table(report.confusion))
+    _print_confusion(console, report.confusion)
     return buffer.getvalue()

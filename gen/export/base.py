@@ -37,9 +37,17 @@ def option(
     choices: Sequence[str] = (),
     minimum: int | None = None,
     must_exist: bool = False,
+    unset: str = "",
 ) -> Any:
-    """A settings field that `gen export` shows as an option (`must_exist`: for paths)."""
-    metadata = {"help": help, "choices": tuple(choices), "minimum": minimum, "exists": must_exist}
+    """A settings field that `gen export` shows as an option (`must_exist`: for paths;
+    `unset`: what a default of None means, shown as the default)."""
+    metadata = {
+        "help": help,
+        "choices": tuple(choices),
+        "minimum": minimum,
+        "exists": must_exist,
+        "unset": unset,
+    }
     return field(default=default, metadata=metadata)
 
 
@@ -54,6 +62,7 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     must_exist: bool = False
+    unset: str = ""
 
     @property
     def flag(self) -> str:
@@ -99,6 +108,7 @@ def option_specs(settings: type[FormatSettings]) -> list[OptionSpec]:
                 choices=item.metadata["choices"],
                 minimum=item.metadata["minimum"],
                 must_exist=item.metadata["exists"],
+                unset=item.metadata["unset"],
             )
         )
     return specs

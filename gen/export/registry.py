@@ -85,10 +85,26 @@ class SharedOption:
         return self.spec.default if self.agreed else None
 
     @property
+    def show_default(self) -> bool | str:
+        """What `--help` shows as the default: the common value, or what an unset value
+        means (formats that differ name theirs in the help)."""
+        return self.default is not None or (self.agreed and self.spec.unset)
+
+    @property
+    def minimum(self) -> int | None:
+        """The smallest minimum of the formats taking the option (each checks its own)."""
+        minimums = [spec.minimum for spec in self.takers.values()]
+        return None if None in minimums else min(m for m in minimums if m is not None)
+
+    @property
     def help(self) -> str:
+        own_minimum = len({spec.minimum for spec in self.takers.values()}) > 1
         parts: dict[str, list[str]] = {}
         for name, spec in self.takers.items():
-            text = spec.help if self.agreed else f"{spec.help} (default {spec.default})"
+            notes = [] if self.agreed else [f"default {spec.default}"]
+            if own_minimum and spec.minimum is not None:
+                notes.append(f"at least {spec.minimum}")
+            text = f"{spec.help} ({', '.join(notes)})" if notes else spec.help
             parts.setdefault(text, []).append(name)
         return "; ".join(f"{', '.join(names)}: {text}" for text, names in parts.items()) + "."
 
@@ -97,23 +113,24 @@ def shared_options() -> list[SharedOption]:
     """Every option of every format, once per name, in declaration order.
 
     Formats may share a name (`--scheme`, `--stride`) as long as they agree on
-    its type, choices and minimum; the command line keeps one option for it.
+    its type and choices; the command line keeps one option for it. Minimums may
+    differ (a stride of 0 is no overlap for hf-tokens, no progress for
+    sentences-context): each format's settings check their own.
     """
     merged: dict[str, SharedOption] = {}
     for format_name, export in export_formats().items():
         for spec in export.options():
             shared = merged.setdefault(spec.name, SharedOption(spec, {}))
             first = shared.spec
-            if (first.type, first.choices, first.minimum, first.must_exist) != (
+            if (first.type, first.choices, first.must_exist) != (
                 spec.type,
                 spec.choices,
-                spec.minimum,
                 spec.must_exist,
             ):
                 other = next(iter(shared.takers))
                 raise ValueError(
                     f"export formats {other!r} and {format_name!r} declare option "
-                    f"{spec.flag} differently (type, choices or minimum)"
+                    f"{spec.flag} differently (type or choices)"
                 )
             shared.takers[format_name] = spec
     return list(merged.values())

@@ -3,7 +3,7 @@
 Steps: read `RUN/dataset`, split it (gen.dataset.splits), let the format write
 one file per split into a staging folder, read the files back with the format's
 checker, add the manifest and the dataset card, and swap the folder in as
-`RUN/export/<format>` (gen.export.staging). A malformed export is refused with
+`RUN/export/<format>` (gen.core.staging). A malformed export is refused with
 one line and the previous export stays as it was. Formats are plug-ins
 (gen.export.registry); nothing here names one.
 """
@@ -21,13 +21,13 @@ from gen.core.files import write_atomic, write_json_atomic
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
+from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
 from gen.core.store import RecordTable
 from gen.dataset.splits import split_records
 from gen.export.base import ExportFormat, ExportJob, FormatSettings, Splits
 from gen.export.card import dataset_card
 from gen.export.checks import summarize
 from gen.export.registry import export_format
-from gen.export.staging import format_lock, new_staging, remove_leftovers, swap_in
 
 DEFAULT_RATIOS = {"train": 0.8, "dev": 0.1, "test": 0.1}
 
@@ -67,7 +67,7 @@ def run(paths: RunPaths, options: ExportOptions) -> ExportSummary:
     records = _dataset(paths)
     splits = split_records(records, dict(options.ratios), options.seed, options.holdout_doc_types)
     target = paths.export / export.name
-    with format_lock(paths.export, export.name):
+    with folder_lock(paths.export, export.name, f"`gen export --format {export.name}`"):
         removed = remove_leftovers(paths.export, export.name)
         staging = new_staging(paths.export, export.name)
         try:

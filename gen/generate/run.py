@@ -41,6 +41,7 @@ def run(
     second process on the same run is refused before it spends a model load.
     """
     pack = load_language_pack(options.spec.language, options.prompts_dir)
+    pack.formats.check_option(options.prompt_format)
     limit = token_limit(pack, options.spec, options.max_tokens)
     read_manifest(paths.manifest(STAGE, options.shard))  # damaged: stop before any work
     shard = options.shard

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from gen.core.errors import UsageError
+from gen.core.record_files import file_record_id
 from gen.core.records import Record
 
 #: reader name -> "module:class", tried in this order.
 READERS: dict[str, str] = {
     "text": "gen.importing.formats.text:TextReader",
     "jsonl": "gen.importing.formats.jsonl:JsonlReader",
+    "parquet": "gen.importing.formats.parquet:ParquetReader",
     "conll": "gen.importing.formats.conll:ConllReader",
     "spacy": "gen.importing.formats.docbin:DocBinReader",
 }
@@ -43,6 +45,12 @@ class RecordDefaults:
     category: str = "other"
     doc_type: str = "imported"
     language: str = "en"
+    #: The id of a file's records that carry none (gen.core.record_files.file_record_id);
+    #: None: the file's name without suffix.
+    id_base: str | None = None
+
+    def record_id(self, path: Path) -> str:
+        return self.id_base or file_record_id(path)
 
 
 class Reader(Protocol):
@@ -65,21 +73,35 @@ def readers() -> list[Reader]:
 
 def reader_for(path: Path, name: str | None = None) -> Reader:
     """The reader named `name`, else the first that sniffs the file, else the one of its suffix."""
-    available = readers()
     if name is not None:
-        for reader in available:
-            if reader.name == name:
-                return reader
+        return named_reader(name)
+    reader = claiming_reader(path)
+    if reader is None:
+        known = ", ".join(s for r in readers() for s in r.suffixes)
         raise UsageError(
-            f"unknown input format {name!r}; expected one of {', '.join(r.name for r in available)}"
+            f"{path}: no reader for {path.suffix or 'files without a suffix'} (known: {known})"
         )
+    return reader
+
+
+def named_reader(name: str) -> Reader:
+    available = readers()
+    for reader in available:
+        if reader.name == name:
+            return reader
+    raise UsageError(
+        f"unknown input format {name!r}; expected one of {', '.join(r.name for r in available)}"
+    )
+
+
+def claiming_reader(path: Path, among: list[Reader] | None = None) -> Reader | None:
+    """The first reader (of `among`, default all) that sniffs the file, else the first
+    whose suffixes hold the file's; None when no reader takes it."""
+    available = readers() if among is None else among
     for reader in available:
         if reader.sniff(path):
             return reader
     for reader in available:
         if path.suffix.lower() in reader.suffixes:
             return reader
-    known = ", ".join(s for r in available for s in r.suffixes)
-    raise UsageError(
-        f"{path}: no reader for {path.suffix or 'files without a suffix'} (known: {known})"
-    )
+    return None

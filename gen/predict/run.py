@@ -3,7 +3,8 @@
 Inputs: a JSONL or Parquet file of records (at least `id` and `text`, validated
 by `gen.core.record_files`), a record table folder (e.g. `RUN/labeled`), a run folder with
 `--split` (records of that split of its newest export, or `all` of the dataset),
-or a folder of `.txt` files (one document each, id = path inside the folder).
+or a folder of `.txt` files (one document each, id = its path inside the folder without
+`.txt`, as `gen import` gives it: gen.core.record_files.file_record_id).
 The output is the same records with the detector's spans (`source = model`).
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from gen.core.errors import UsageError
 from gen.core.files import write_atomic
 from gen.core.progress import progress
-from gen.core.record_files import read_record_file
+from gen.core.record_files import file_record_id, read_record_file
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_records
@@ -52,9 +53,7 @@ def _text_files(folder: Path) -> list[Record]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise UsageError(f"{path}: not UTF-8 text") from None
-        records.append(
-            Record(path.relative_to(folder).as_posix(), text, "", "", "", source="import")
-        )
+        records.append(Record(file_record_id(path, folder), text, "", "", "", source="import"))
     return records
 
 
@@ -72,7 +71,12 @@ def _run_split(run: Path, split: str) -> list[Record]:
             f"the newest export of {run} ({manifests[-1].parent}) has no {split} split"
         )
     wanted = set(ids)
-    return [r for r in records if r.id in wanted]
+    chosen = [r for r in records if r.id in wanted]
+    if not chosen:
+        raise UsageError(
+            f"the {split} split of {manifests[-1].parent} is empty; choose another --split"
+        )
+    return chosen
 
 
 def read_inputs(path: Path, split: str = "test") -> list[Record]:
@@ -123,10 +127,20 @@ def write_predictions(path: Path, records: Sequence[Record]) -> None:
         raise UsageError(f"--out {path}: expected a .jsonl or .parquet file name")
 
 
-def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:
+def check_out(out: Path) -> None:
     if Path(out).suffix not in (".jsonl", ".parquet"):
         raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
-    records = read_inputs(source, split)
+
+
+def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:
+    """The records of INPUT with the detector's spans, written to `out` whole."""
+    check_out(out)
+    return predict_to_file(detector, read_inputs(source, split), out)
+
+
+def predict_to_file(detector: Detector, records: Sequence[Record], out: Path) -> PredictReport:
+    """`records` with the detector's spans, written to `out` whole (`gen predict` reads its
+    input first, so bad input is refused before a model is loaded)."""
     started = time.perf_counter()
     predicted = predict_records(detector, records)
     seconds = time.perf_counter() - started

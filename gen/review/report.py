@@ -24,7 +24,7 @@ from gen.core.errors import UsageError
 from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.evaluate.report import render_text
+from gen.evaluate.report import render_text, terminal_width
 from gen.evaluate.run import Evaluation, evaluate
 from gen.review.push import read_state, read_table
 
@@ -120,7 +120,9 @@ def review_report(run: Path, table: str | None = None) -> ReviewReport:
     )
 
 
-def render_report(report: ReviewReport, *, width: int = 120) -> str:
+def render_report(report: ReviewReport, *, width: int | None = None) -> str:
+    """The report as plain text, `width` columns wide (default: the terminal's)."""
+    width = width or terminal_width()
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     console.print(f"Reviewed documents: {report.documents}")

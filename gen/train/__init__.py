@@ -2,10 +2,11 @@
 
 A trainer is a class with a `name`, the export format it trains from
 (`export_format`, with `export_settings(settings)`), `check(settings)` that refuses
-what cannot work before any export, `fit(data, folder, settings, work)` that
-writes a model into `folder`, and `load(folder, info)` that gives back a
-`gen.predict.detector.Detector`. Adding a trainer is one new module plus a line
-in `TRAINERS`; everything else (export, scores, model card, learning curve) is shared.
+what cannot work before any export, `unused(settings)` naming the options it ignores,
+`fit(data, folder, settings, work)` that writes a model into `folder`, and
+`load(folder, info)` that gives back a `gen.predict.detector.Detector`. Adding a
+trainer is one new module plus a line in `TRAINERS`; everything else (export, scores,
+model card, learning curve) is shared.
 `gen train` writes `detector.json` next to the model, naming the trainer that made it;
 `load_detector` asks that trainer to load the model.
 """
@@ -80,8 +81,11 @@ class TrainSettings:
         for name in ("epochs", "length", "max_span_words"):
             if getattr(self, name) < 1:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
-        if self.patience < 0 or self.stride < 0:
-            raise UsageError("--patience and --stride must not be negative")
+        for name in ("patience", "stride"):
+            if getattr(self, name) < 0:
+                raise UsageError(f"--{name} must not be negative")
+        if self.learning_rate is not None and not self.learning_rate > 0:
+            raise UsageError(f"--learning-rate must be greater than 0, got {self.learning_rate}")
 
 
 class Trainer(Protocol):
@@ -90,6 +94,11 @@ class Trainer(Protocol):
 
     def check(self, settings: TrainSettings) -> None:
         """Refuse settings that cannot work (a missing base model...) before any export."""
+        ...
+
+    def unused(self, settings: TrainSettings) -> dict[str, str]:
+        """The settings this trainer does not read with `settings`, each with the choice
+        that leaves it unused (`--trainer spacy`), so `gen train` can say so."""
         ...
 
     def export_settings(self, settings: TrainSettings) -> dict[str, Any]:

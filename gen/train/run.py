@@ -2,8 +2,10 @@
 
 The model folder is built in a staging folder next to `--out` and put in place in
 one rename at the end, so `--out` always holds a complete detector (or the
-previous one). Checkpoints and finished learning-curve points live in a work
-folder beside it (`.<name>.work`) until the run succeeds, so a re-run resumes.
+previous one); the staging folders of a killed training are removed by the next
+one into the same folder, which holds a lock meanwhile (gen.core.staging).
+Checkpoints and finished learning-curve points live in a work folder beside it
+(`.<name>.work`) until the run succeeds, so a re-run resumes.
 """
 
 from __future__ import annotations
@@ -12,20 +14,21 @@ import hashlib
 import json
 import shutil
 import time
-import uuid
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen.core.errors import StorageError
-from gen.core.files import replace_folder, write_atomic, write_json_atomic
+from gen.core.files import write_atomic, write_json_atomic
+from gen.core.progress import progress_stage, say
 from gen.core.records import Record
+from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
 from gen.evaluate.report import render_text
 from gen.train import DETECTOR_FILE, Trainer, TrainSettings, trainer_class
 from gen.train.card import model_card
 from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
 from gen.train.data import TrainingData, dataset_labels, load_training_data
-from gen.train.scoring import ScoredSet, load_gold, score_detector
+from gen.train.scoring import ScoredSet, load_gold, score_detector, unseen_gold
 
 
 @dataclass
@@ -37,6 +40,10 @@ class TrainReport:
     curve: list[CurvePoint] = field(default_factory=list)
     #: Why the export was written again first (None: it was up to date).
     reexported: str | None = None
+    #: Staging folders of killed trainings into the same folder, removed first.
+    removed_leftovers: list[Path] = field(default_factory=list)
+    #: Gold ids not scored: they are in the train or dev split (gen build --sources gold).
+    gold_left_out: list[str] = field(default_factory=list)
 
 
 def default_out(run: Path, settings: TrainSettings) -> Path:
@@ -55,29 +62,34 @@ def train_detector(
     trainer.check(settings)
     gold_records = load_gold(gold, dataset_labels(run)) if gold else None
     data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
+    gold_left_out: list[str] = []
+    if gold_records is not None:
+        gold_records, gold_left_out = unseen_gold(gold_records, data)
     out = Path(out or default_out(run, settings))
     work = out.with_name(f".{out.name}.work")
-    staging = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        work.mkdir(parents=True, exist_ok=True)
-        staging.mkdir()
-    except OSError as exc:
-        raise StorageError(f"cannot create {out}: {exc.strerror or exc}") from exc
-    try:
-        seconds, info, scored = _train_and_score(
-            trainer, data, settings, staging, work / "full", gold_records
-        )
-        curve = []
-        if curve_shares:
-            full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
-            curve = _learning_curve(trainer, data, settings, curve_shares, work, gold_records, full)
-            write_curve(staging, curve)
-        _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
-        replace_folder(staging, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    shutil.rmtree(work, ignore_errors=True)
-    return TrainReport(out, info, seconds, scored, curve, data.reexported)
+    with folder_lock(out.parent, out.name, f"`gen train` into {out}"):
+        removed = remove_leftovers(out.parent, out.name)
+        staging = new_staging(out.parent, out.name)
+        try:
+            work.mkdir(exist_ok=True)
+            state = _curve_state(settings, data, curve_shares, work, gold_records)
+            with progress_stage("full train split") if curve_shares else nullcontext():
+                seconds, info, scored = _train_and_score(
+                    trainer, data, settings, staging, work / "full", gold_records
+                )
+            curve = []
+            if curve_shares:
+                full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
+                curve = _learning_curve(
+                    trainer, data, settings, curve_shares, state, gold_records, full
+                )
+                write_curve(staging, curve)
+            _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
+            swap_in(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return TrainReport(out, info, seconds, scored, curve, data.reexported, removed, gold_left_out)
 
 
 def _train_and_score(
@@ -106,29 +118,50 @@ def _summaries(scored: list[ScoredSet]) -> dict[str, dict[str, float]]:
     return {s.name: summarize(s.evaluation) for s in scored}
 
 
+def _curve_state(
+    settings: TrainSettings,
+    data: TrainingData,
+    shares: list[float] | None,
+    work: Path,
+    gold: list[Record] | None,
+) -> CurveState:
+    """The points an interrupted run of the same curve finished (said, when there are)."""
+    key = hashlib.sha256(
+        json.dumps([asdict(settings), data.manifest["splits"], gold is not None]).encode()
+    ).hexdigest()
+    state = CurveState(work / "curve-state.json", key)
+    kept = [share for share in shares or [] if share != 1.0 and share in state.points]
+    if shares and kept:
+        listed = ", ".join(f"{share:g}" for share in kept)
+        say(
+            f"learning curve resumed: share{'s' * (len(kept) > 1)} {listed} kept from an "
+            f"interrupted run ({len(kept)} of {len(shares)} points)"
+        )
+    return state
+
+
 def _learning_curve(
     trainer: Trainer,
     data: TrainingData,
     settings: TrainSettings,
     shares: list[float],
-    work: Path,
+    state: CurveState,
     gold: list[Record] | None,
     full: CurvePoint,
 ) -> list[CurvePoint]:
-    key = hashlib.sha256(
-        json.dumps([asdict(settings), data.manifest["splits"], gold is not None]).encode()
-    ).hexdigest()
-    state = CurveState(work / "curve-state.json", key)
-    for share in shares:
+    work = state.path.parent
+    for number, share in enumerate(shares, start=1):
         if share == 1.0 or share in state.points:
             continue
         subset = data.subset(share, settings.seed)
         point_folder = work / f"curve-{share:g}"
         shutil.rmtree(point_folder, ignore_errors=True)
         point_folder.mkdir(parents=True)
-        seconds, _, scored = _train_and_score(
-            trainer, subset, settings, point_folder, work / f"curve-{share:g}-work", gold
-        )
+        stage = f"learning curve: share {share:g} of train, point {number} of {len(shares)}"
+        with progress_stage(stage):
+            seconds, _, scored = _train_and_score(
+                trainer, subset, settings, point_folder, work / f"curve-{share:g}-work", gold
+            )
         state.add(CurvePoint(share, len(subset.train_ids), round(seconds, 2), _summaries(scored)))
         shutil.rmtree(point_folder, ignore_errors=True)
     points = [state.points[s] for s in shares if s != 1.0]

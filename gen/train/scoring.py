@@ -14,6 +14,7 @@ from gen.core.records import Record
 from gen.evaluate.run import Evaluation, evaluate
 from gen.predict.detector import Detector
 from gen.predict.run import predict_records
+from gen.train.data import TrainingData
 
 
 @dataclass
@@ -35,8 +36,6 @@ class ScoredSet:
 def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
     """A gold file whose label set shares at least one label with the model's."""
     records = read_record_file(Path(path), "gold file", gold=True)
-    if not records:
-        raise UsageError(f"gold file {path} holds no records")
     gold_labels = _labels(records)
     if not gold_labels & set(model_labels):
         raise UsageError(
@@ -45,6 +44,16 @@ def load_gold(path: Path, model_labels: Sequence[str]) -> list[Record]:
             "same label scheme (gen build --scheme)"
         )
     return records
+
+
+def unseen_gold(gold: Sequence[Record], data: TrainingData) -> tuple[list[Record], list[str]]:
+    """(the gold records the model neither trained on nor picked its checkpoint with, the
+    ids left out). `gen build --sources gold` puts RUN/gold into the dataset, and RUN/gold
+    is `gen train`'s default gold set: scoring those records would score the model on its
+    own training data."""
+    seen = {record.id for name in ("train", "dev") for record in data.splits.get(name, [])}
+    kept = [record for record in gold if record.id not in seen]
+    return kept, sorted(record.id for record in gold if record.id in seen)
 
 
 def _labels(records: Sequence[Record]) -> set[str]:

@@ -84,6 +84,12 @@ class SpacyTrainer:
         if settings.base_model:
             _base_pipeline(settings.base_model)
 
+    def unused(self, settings: TrainSettings) -> dict[str, str]:
+        unused = dict.fromkeys(("length", "stride", "class_weights", "device"), "--trainer spacy")
+        if settings.component != "spancat":
+            unused["max_span_words"] = f"--trainer spacy --component {settings.component}"
+        return unused
+
     def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
         return {"alignment_mode": "expand"}
 
@@ -258,7 +264,7 @@ def training_config(
     )
     training["batcher"]["size"] = batch
     training["logger"] = {"@loggers": LOGGER}
-    if settings.learning_rate:
+    if settings.learning_rate is not None:
         training["optimizer"]["learn_rate"] = settings.learning_rate
     config["paths"].update({"train": str(work / "train.spacy"), "dev": str(work / "dev.spacy")})
     config["system"]["seed"] = settings.seed

@@ -151,6 +151,9 @@ class TransformersTrainer:
         _base_folder(settings)
         device_for(settings.device)
 
+    def unused(self, settings: TrainSettings) -> dict[str, str]:
+        return dict.fromkeys(("component", "max_span_words"), "--trainer transformers")
+
     def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
         return {
             "tokenizer": _base_folder(settings),

@@ -46,7 +46,10 @@ ROW_SCHEMA = pa.schema(
 @dataclass(frozen=True)
 class TokenSettings(TaggingSettings):
     tokenizer: Path | None = option(
-        None, "a local tokenizer folder or tokenizer.json", must_exist=True
+        None,
+        "a local tokenizer folder or tokenizer.json",
+        must_exist=True,
+        unset="none; hf-tokens needs one",
     )
     length: int = option(100, "window length in tokens", minimum=1)
     stride: int = option(20, "token overlap between windows", minimum=0)

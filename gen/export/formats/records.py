@@ -35,7 +35,7 @@ def check_records(job: ExportJob, details: dict[str, Any]) -> list[str]:
     problems = []
     for name, file in details["files"].items():
         try:
-            back = read_record_file(job.folder / file, "exported file")
+            back = read_record_file(job.folder / file, "exported file", allow_empty=True)
         except UsageError as exc:  # its own output: a malformed export, not bad user input
             problems.append(f"{file}: {exc}")
             continue

@@ -40,7 +40,7 @@ Row = tuple[str, str]  # (text, label)
 
 @dataclass(frozen=True)
 class ChunkSettings(FormatSettings):
-    stride: int = option(6, "words between chunk starts", minimum=0)
+    stride: int = option(6, "words between chunk starts", minimum=1)
     chunk_width: int = option(7, "words per chunk", minimum=1)
     context_width: int = option(15, "words of context around a chunk", minimum=1)
     separator: str = option("[SEP]", "text between chunk and context")
@@ -91,8 +91,7 @@ def context_bounds(start: int, end: int, count: int, width: int) -> tuple[int, i
 def chunk_rows(job: ExportJob, record: Record) -> Iterator[Row]:
     settings: ChunkSettings = job.settings
     words = word_spans(record.text)
-    step = max(settings.stride, 1)
-    for start, end in window_bounds(len(words), settings.chunk_width, step):
+    for start, end in window_bounds(len(words), settings.chunk_width, settings.stride):
         first, last = context_bounds(start, end, len(words), settings.context_width)
         chunk = record.text[words[start][0] : words[end - 1][1]]
         context = record.text[words[first][0] : words[last - 1][1]]

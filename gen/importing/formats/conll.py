@@ -38,7 +38,7 @@ class ConllReader:
             spans = spans_from_tags(words, tags, source="gold")
             records.append(
                 Record(
-                    id=f"{path.stem}-{index}",
+                    id=f"{defaults.record_id(path)}-{index}",
                     text=text,
                     category=defaults.category,
                     doc_type=defaults.doc_type,

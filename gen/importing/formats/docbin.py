@@ -34,7 +34,7 @@ class DocBinReader:
             raise ImportFileError(path, f"not a spaCy DocBin file ({exc})") from None
         records = []
         for index, doc in enumerate(docs):
-            record_id = str(doc.user_data.get("id") or f"{path.stem}-{index}")
+            record_id = str(doc.user_data.get("id") or f"{defaults.record_id(path)}-{index}")
             spans = [Span(s.start_char, s.end_char, s.label_, "gold") for s in _spans(doc)]
             try:
                 check_spans(doc.text, spans, record_id=record_id)

@@ -31,5 +31,5 @@ class JsonlReader:
                 source="gold",
                 meta={**record.meta, "imported_from": path.name},
             )
-            for record in read_record_file(path, "file")
+            for record in read_record_file(path, "file", allow_empty=True)
         ]

@@ -26,7 +26,7 @@ class TextReader:
             raise ImportFileError(path, "the file is empty")
         return [
             Record(
-                id=path.stem,
+                id=defaults.record_id(path),
                 text=text,
                 category=defaults.category,
                 doc_type=defaults.doc_type,
