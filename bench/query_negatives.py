@@ -15,7 +15,8 @@ from pathlib import Path
 from gen.core.packs import default_prompts_dir
 from gen.dataset.assemble import build_dataset
 from gen.dataset.options import BuildOptions
-from scraping.queries.generate import generate_queries, load_templates
+from scraping.queries.generate import generate_queries
+from scraping.queries.templates import load_templates
 
 
 def main(n: int) -> None:

@@ -62,6 +62,8 @@ class ScoredUnit:
     label: str
     #: Whether the gold set calls it sensitive (of the counted labels).
     truth: bool
+    #: Every answer's share of the probability (None: the not-sensitive answer).
+    shares: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def auc(pairs: Sequence[tuple[float, bool]]) -> float | None:
@@ -161,7 +163,11 @@ def main() -> None:
                 label = answers.labels[best]
                 assert label is not None
                 truth = (start, end) in sensitive
-                scored.append(ScoredUnit(start, end, 1.0 - share[negative], label, truth))
+                by_label = {
+                    str(answer): round(value, 4)
+                    for answer, value in zip(answers.labels, share, strict=True)
+                }
+                scored.append(ScoredUnit(start, end, 1.0 - share[negative], label, truth, by_label))
             units[record.id] = scored
     pairs = [(u.sensitive, u.truth) for scored in units.values() for u in scored]
     per_document = [

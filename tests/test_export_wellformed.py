@@ -35,7 +35,8 @@ QUERIES = 3000
 def queries(tmp_path_factory) -> RunPaths:
     paths = RunPaths(query_run(tmp_path_factory.mktemp("queries"), QUERIES))
     apartments = [r for r in RecordTable(paths.dataset).read() if " Apt. " in r.text]
-    assert len(apartments) > 50, "the query set should hold addresses with 'Apt.'"
+    # ADDRESS is one of 20 labels (and an address has several forms): about 40 of 3,000.
+    assert len(apartments) > 25, "the query set should hold addresses with 'Apt.'"
     return paths
 
 

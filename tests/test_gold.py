@@ -24,7 +24,7 @@ from gen.core.record_files import read_record_file
 from gen.core.records import Record, check_spans
 from gen.core.yamlio import load_model
 from labeling.persona_pii import FIELD_LABELS
-from scraping.queries.pii_values import LABELS as QUERY_LABELS
+from scraping.queries.values import LABELS as QUERY_LABELS
 
 CATEGORIES = load_model(default_prompts_dir() / "categories.yaml", Categories)
 SENSITIVE = set(CATEGORIES.sensitive)

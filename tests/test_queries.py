@@ -18,8 +18,9 @@ from gen.core.packs import default_prompts_dir
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from scraping.queries.generate import QueryTemplate, fill, generate_queries, load_templates
-from scraping.queries.pii_values import LABELS, value_makers
+from scraping.queries.generate import generate_queries
+from scraping.queries.templates import Filler, QueryTemplate, load_templates
+from scraping.queries.values import LABELS
 
 PROMPTS = default_prompts_dir()
 
@@ -48,7 +49,7 @@ def test_every_span_is_exactly_its_value(thousand: Path) -> None:
 def test_labels_are_balanced_by_quota(thousand: Path) -> None:
     counts = Counter(s.label for r in records(thousand).values() for s in r.spans)
     assert set(counts) == set(LABELS)
-    assert max(counts.values()) <= 1.1 * min(counts.values())
+    assert max(counts.values()) <= 1.2 * min(counts.values())
 
 
 def test_negatives_have_no_identifier(thousand: Path) -> None:
@@ -60,7 +61,8 @@ def test_negatives_have_no_identifier(thousand: Path) -> None:
 
 def test_template_kinds_become_doc_types(thousand: Path) -> None:
     kinds = {r.doc_type for r in records(thousand).values()}
-    assert kinds == {"message", "form", "support", "booking"}
+    shapes = {"chat", "email", "ticket", "log", "csv", "json", "form", "letter", "invoice", "cv"}
+    assert shapes <= kinds
 
 
 def test_readable_with_pandas(thousand: Path) -> None:
@@ -92,7 +94,7 @@ def test_offsets_count_characters_not_bytes() -> None:
     template = QueryTemplate(kind="message", text="È già {PERSON} → {EMAIL}…")
     fake = Faker("it_IT")
     fake.seed_instance(0)
-    text, spans, values = fill(template, fake, value_makers("it_IT"))
+    text, spans, values = Filler(load_templates(PROMPTS, "it_IT"), "it_IT").fill(template, fake)
     assert [text[s.start : s.end] for s in spans] == values
     assert text.startswith("È già ") and spans[0].start == len("È già ")
 
@@ -103,31 +105,6 @@ def test_english_templates_and_locales(tmp_path: Path) -> None:
         stored = records(tmp_path / locale).values()
         assert {r.language for r in stored} == {"en"}
         assert all(r.text[s.start : s.end].strip() for r in stored for s in r.spans)
-
-
-def value_of(locale: str, label: str, seed: int) -> str:
-    fake = Faker(locale)
-    fake.seed_instance(seed)
-    return value_makers(locale)[label](fake)
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_identifier_formats(seed: int) -> None:
-    assert re.fullmatch(r"80380\d{15}", value_of("it_IT", "HEALTH_INSURANCE_ID", seed))
-    assert re.fullmatch(r"C[A-Z]\d{5}[A-Z]{2}", value_of("it_IT", "NATIONAL_ID", seed))
-    assert re.fullmatch(
-        r"[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]", value_of("it_IT", "TAX_ID", seed)
-    )
-    mbi = value_of("en_US", "HEALTH_INSURANCE_ID", seed)
-    letter = "[AC-HJKMNP-RT-Y]"
-    assert re.fullmatch(
-        rf"[1-9]{letter}[\dAC-HJKMNP-RT-Y]\d{letter}[\dAC-HJKMNP-RT-Y]\d{letter}{{2}}\d\d", mbi
-    )
-    nhs = value_of("en_GB", "HEALTH_INSURANCE_ID", seed).replace(" ", "")
-    digits = [int(c) for c in nhs]
-    check = 11 - sum(d * w for d, w in zip(digits[:9], range(10, 1, -1), strict=True)) % 11
-    assert digits[9] == (0 if check == 11 else check)
-    assert "\n" not in value_of("it_IT", "ADDRESS", seed)
 
 
 def test_unsupported_locale(tmp_path: Path) -> None:
@@ -184,8 +161,14 @@ def test_cli_prints_the_label_table(tmp_path: Path) -> None:
 def test_cli_rejects_bad_options(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--n", "0"])
     assert result.exit_code == 2
-    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--locale", "fr_FR"])
-    assert result.exit_code == 2 and "unsupported locale 'fr_FR'" in result.output
+    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--locale", "xx_XX"])
+    assert result.exit_code == 2 and "unsupported locale 'xx_XX'" in result.output
+    empty = tmp_path / "prompts"
+    (empty / "queries").mkdir(parents=True)
+    result = CliRunner().invoke(
+        main, ["queries", "--run", str(tmp_path), "--locale", "fr_FR", "--prompts", str(empty)]
+    )
+    assert result.exit_code == 2 and "no query templates for locale 'fr_FR'" in result.output
 
 
 def test_query_negatives_survive_the_build(tmp_path: Path) -> None:
@@ -216,10 +199,12 @@ def test_fillers_make_words_without_spans(tmp_path: Path) -> None:
     config = load_templates(prompts, "it_IT")
     fake = Faker("it_IT")
     fake.seed_instance(3)
-    text, spans, values = fill(config.templates[1], fake, config.makers("it_IT"))
+    text, spans, values = Filler(config, "it_IT").fill(config.templates[1], fake)
     assert spans == [] and values == []
     assert re.fullmatch(r"Reso \(la stampante\) alle \d\d:\d\d: [\d.]+,\d\d €", text), text
-    assert config.templates[1].labels == [] and config.templates[0].labels == ["PERSON"]
+    assert config.labels(config.templates[1]) == [] and config.labels(config.templates[0]) == [
+        "PERSON"
+    ]
 
 
 @pytest.mark.parametrize(

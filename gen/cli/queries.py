@@ -11,7 +11,7 @@ from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from scraping.queries.generate import QuerySummary, generate_queries
-from scraping.queries.pii_values import LABELS
+from scraping.queries.values import LABELS
 
 
 @click.command("queries")
@@ -28,7 +28,10 @@ from scraping.queries.pii_values import LABELS
     "--locale",
     default="en_US",
     show_default=True,
-    help="Faker locale of the values (it_IT, en_US, en_GB); picks prompts/queries/<lang>.yaml.",
+    help=(
+        "Locale of the values (en_US, en_GB, en_IE, en_CA, en_AU, it_IT, it_CH, de_DE, de_AT, "
+        "de_CH, fr_FR, fr_BE, fr_CH, es_ES, es_MX); picks prompts/queries/<lang>.yaml."
+    ),
 )
 @seed_option
 @prompts_option

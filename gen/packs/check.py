@@ -28,9 +28,9 @@ from gen.generate.personas import draw_persona
 from gen.generate.plan import prompt_parts
 from gen.packs.english import english_in, native_words, words_of
 from labeling.strategies import load_labeling, strategies
-from scraping.queries.generate import config_path as queries_path
-from scraping.queries.generate import load_templates
-from scraping.queries.pii_values import locale_formats
+from scraping.queries.templates import config_path as queries_path
+from scraping.queries.templates import load_templates
+from scraping.queries.values import locale_spec
 from scraping.wikipedia.client import config_path as wikipedia_path
 from scraping.wikipedia.client import load_config as load_wikipedia
 
@@ -57,11 +57,11 @@ def _queries(pack: LanguagePack) -> Path:
     path = queries_path(pack.root, locale)
     load_templates(pack.root, locale)
     try:
-        locale_formats(locale)
+        locale_spec(locale)
     except UsageError as exc:
         raise UsageError(
             f"{path}: gen queries has no national identifiers for this locale ({exc}): add a "
-            "LocaleFormats entry in scraping/queries/pii_values.py"
+            "LocaleSpec entry in scraping/queries/values/locales.py"
         ) from None
     return path
 

@@ -28,6 +28,7 @@ from gen.core.errors import UsageError
 from gen.core.files import write_atomic
 from gen.core.progress import ProgressReporter, progress
 from gen.core.records import Span
+from gen.export.formats.spacy_docbin import split_identifiers
 from gen.predict.detector import SOURCE
 from gen.predict.windows import merge_windows, word_windows
 from gen.train import TrainSettings, require
@@ -114,7 +115,8 @@ class SpacyTrainer:
             config = training_config(
                 settings, language, base, scratch, batch=batch, eval_every=steps_per_epoch
             )
-            nlp = init_nlp(config, use_gpu=-1)
+            # The tokenizer of the export, saved with the model: the same words at prediction.
+            nlp = split_identifiers(init_nlp(config, use_gpu=-1))
             (scratch / "out").mkdir()
             quiet = io.StringIO()
             with (
