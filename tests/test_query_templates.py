@@ -23,7 +23,7 @@ from scraping.queries.templates import Filler, QueryTemplate, QueryTemplates, lo
 from scraping.queries.values import LABELS, LOCALES
 
 PROMPTS = default_prompts_dir()
-PACK_LOCALES = ["en_US", "en_GB", "en_IE", "en_CA", "en_AU", "it_IT", "it_CH"]
+PACK_LOCALES = ["en_US", "en_GB", "en_IE", "en_CA", "en_AU", "it_IT", "it_CH", "es_ES", "es_MX"]
 SHAPES = ("chat", "email", "ticket", "log", "csv", "json", "form", "letter", "invoice", "cv")
 
 
@@ -45,7 +45,7 @@ def filled(
             yield template, text, spans
 
 
-@pytest.mark.parametrize("language", ["en", "it"])
+@pytest.mark.parametrize("language", ["en", "it", "es"])
 def test_packs_have_hundreds_of_templates_in_every_shape(language: str) -> None:
     config = load_templates(PROMPTS, f"{language}_XX")
     kinds = Counter(t.kind for t in config.templates)
@@ -61,7 +61,7 @@ def test_every_template_fills_with_exact_spans(locale: str) -> None:
     assert sum(1 for _ in filled(locale, seeds=2)) > 500
 
 
-@pytest.mark.parametrize("locale", ["en_GB", "it_IT"])
+@pytest.mark.parametrize("locale", ["en_GB", "it_IT", "es_ES"])
 def test_json_snippets_parse_and_csv_rows_line_up(locale: str) -> None:
     for _, text, spans in filled(locale, "json"):
         json.loads(text)
@@ -73,7 +73,7 @@ def test_json_snippets_parse_and_csv_rows_line_up(locale: str) -> None:
             assert len({len(row) for row in rows}) == 1, text
 
 
-@pytest.mark.parametrize("locale", ["en_US", "it_CH"])
+@pytest.mark.parametrize("locale", ["en_US", "it_CH", "es_MX"])
 def test_gold_conventions(locale: str) -> None:
     """@ outside USERNAME, <> and mailto: outside EMAIL, port outside IP_ADDRESS, title
     outside PERSON, one ADDRESS span over the lines of an address block."""
@@ -128,7 +128,7 @@ def test_the_same_placeholder_twice_is_the_same_value() -> None:
     assert values[0] == values[1] != values[2]
 
 
-@pytest.mark.parametrize("language", ["en", "it"])
+@pytest.mark.parametrize("language", ["en", "it", "es"])
 def test_plan_keeps_labels_within_a_fifth(language: str) -> None:
     config = load_templates(PROMPTS, f"{language}_XX")
     counts: Counter[str] = Counter()
