@@ -14,6 +14,7 @@ PREFIX = "Sure! Here's the generated document:"
 EN = load_language_pack("en").generation.chatter
 IT = load_language_pack("it").generation.chatter
 DE = load_language_pack("de").generation.chatter
+ES = load_language_pack("es").generation.chatter
 
 
 def test_echoed_prefix_is_removed() -> None:
@@ -53,6 +54,23 @@ def test_german_preamble_closing_and_refusal() -> None:
     assert refusal("Als KI-Sprachmodell kann ich keine Gutachten schreiben.", DE)
     assert not refusal("Es tut mir leid, aber ich kann am Freitag nicht kommen.", DE)
     assert not refusal("Er arbeitet als KI-Entwickler in Leipzig.", DE)
+
+
+def test_spanish_preamble_and_closing() -> None:
+    text, hit = strip_preamble("¡Claro! Aquí tienes el informe que me pediste:\nReceta médica", ES)
+    assert hit and text == "Receta médica"
+    body = "Paciente: Ana.\n" * 10
+    text, hit = strip_closing(body + "Espero que te sirva. Si necesitas algún cambio, dímelo.", ES)
+    assert hit and text == body.rstrip("\n")
+
+
+def test_spanish_refusals_and_a_letter_that_only_declines() -> None:
+    answer = "Lo siento, pero no puedo generar este tipo de documento con datos de salud."
+    assert refusal(answer, ES) == "Lo siento, pero no puedo generar este"
+    assert refusal("Como modelo de lenguaje, no invento historias clínicas.", ES)
+    assert refusal("I'm sorry, but I can't help with that.", ES)
+    letter = "Estimada Sra. Ruiz: lo siento, pero no puedo asistir a la junta del jueves."
+    assert refusal(letter, ES) is None
 
 
 def test_a_document_that_merely_starts_with_here_is_kept_when_no_colon_line() -> None:

@@ -22,7 +22,7 @@ PERSONAS = {
 }
 
 
-@pytest.mark.parametrize("language", ["en", "it", "de"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es"])
 def test_every_sensitive_category_has_varied_facts(language: str) -> None:
     pack = load_language_pack(language)
     facts = pack.facts.categories
@@ -37,7 +37,7 @@ def test_every_sensitive_category_has_varied_facts(language: str) -> None:
         assert sum(len(options) for options in category.values.values()) >= 25, name
 
 
-@pytest.mark.parametrize("language", ["en", "it", "de"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es"])
 def test_every_template_fills_in_both_genders(language: str) -> None:
     facts = load_language_pack(language).facts.categories
     for category in facts.values():
@@ -168,7 +168,7 @@ def test_without_planned_disclosures_facts_yaml_is_not_needed(tmp_path: Path) ->
 
 def test_templates_use_only_known_slots() -> None:
     """The slots the loader allows are what `fill_template` fills: persona, values, year."""
-    for language in ("en", "it", "de"):
+    for language in ("en", "it", "de", "es"):
         for category in load_language_pack(language).facts.categories.values():
             used = {
                 name

@@ -33,7 +33,11 @@ ENGLISH = words_of(EnglishJobs.jobs) | {
 }  # fmt: skip
 #: Words of the language that are English words too, beyond those of the locale's own Faker
 #: names, places and job titles (Italian "fine", end, in the town "Torre di Fine").
-NATIVE_TOO = {"it": {"barista"}, "de": {"controller", "hotel", "journalist", "park", "professor"}}
+NATIVE_TOO = {
+    "it": {"barista"},
+    "de": {"controller", "hotel", "journalist", "park", "professor"},
+    "es": {"hospital", "hotel", "rural", "doctor", "local"},
+}
 
 
 @pytest.fixture(scope="module", params=SHIPPED)
@@ -156,6 +160,7 @@ def test_german_personas_write_german_dates_titles_and_female_job_titles() -> No
 def test_the_packs_list_enough_job_titles() -> None:
     assert len(load_language_pack("it").persona.jobs) >= 150
     assert len(load_language_pack("de").persona.jobs) >= 150
+    assert len(load_language_pack("es").persona.jobs) >= 150
     assert len(load_language_pack("en").persona.jobs) >= 100
 
 

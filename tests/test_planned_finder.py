@@ -1,5 +1,5 @@
-"""Finding planned facts in invented documents (labeling.planned), English, Italian and
-German."""
+"""Finding planned facts in invented documents (labeling.planned), English, Italian,
+German and Spanish."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ def english() -> FactFinder:
 @pytest.fixture(scope="module")
 def italian() -> FactFinder:
     return FactFinder(load_language_pack("it").facts.finder)
+
+
+@pytest.fixture(scope="module")
+def spanish() -> FactFinder:
+    return FactFinder(load_language_pack("es").facts.finder)
 
 
 def passage(finder: FactFinder, text: str, fact: str) -> tuple[str, str, float] | None:
@@ -180,3 +185,17 @@ def test_a_passage_ends_at_its_last_matched_content_word(italian: FactFinder) ->
     found, quality, score = passage(italian, text, fact)
     assert found == "convive con asma grave dall'infanzia e va"
     assert quality == FUZZY and score >= 0.7
+
+
+def test_spanish_first_person_and_a_changed_wording(spanish: FactFinder) -> None:
+    """Spanish drops the subject: the fact and the first-person passage are the same words
+    but for the verb forms of one `same_words` group."""
+    fact = "está afiliada a CCOO desde 2012"
+    text = "Hola, Gabriela: te cuento que estoy afiliada a CCOO desde 2012 y voy a las asambleas."
+    assert passage(spanish, text, fact) == ("estoy afiliada a CCOO desde 2012", FUZZY, 1.0)
+    fact = "recibió un diagnóstico de diabetes tipo 1 a los nueve años"
+    text = "Recibí el diagnóstico de diabetes tipo 1 cuando tenía nueve años."
+    found, quality, score = passage(spanish, text, fact)
+    assert found == text.rstrip(".") and quality == FUZZY and 0.7 <= score < 1
+    assert passage(spanish, "Me diagnosticaron asma en el colegio.", fact) is None
+    assert passage(spanish, "Es una católica de las de antes.", "es católica practicante") is None

@@ -25,6 +25,7 @@ from scraping.queries.values import LABELS, LOCALES
 PROMPTS = default_prompts_dir()
 PACK_LOCALES = [
     "en_US", "en_GB", "en_IE", "en_CA", "en_AU", "it_IT", "it_CH", "de_DE", "de_AT", "de_CH",
+    "es_ES", "es_MX",
 ]  # fmt: skip
 SHAPES = ("chat", "email", "ticket", "log", "csv", "json", "form", "letter", "invoice", "cv")
 
@@ -47,7 +48,7 @@ def filled(
             yield template, text, spans
 
 
-@pytest.mark.parametrize("language", ["en", "it", "de"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es"])
 def test_packs_have_hundreds_of_templates_in_every_shape(language: str) -> None:
     config = load_templates(PROMPTS, f"{language}_XX")
     kinds = Counter(t.kind for t in config.templates)
@@ -63,7 +64,7 @@ def test_every_template_fills_with_exact_spans(locale: str) -> None:
     assert sum(1 for _ in filled(locale, seeds=2)) > 500
 
 
-@pytest.mark.parametrize("locale", ["en_GB", "it_IT", "de_DE"])
+@pytest.mark.parametrize("locale", ["en_GB", "it_IT", "de_DE", "es_ES"])
 def test_json_snippets_parse_and_csv_rows_line_up(locale: str) -> None:
     for _, text, spans in filled(locale, "json"):
         json.loads(text)
@@ -75,7 +76,7 @@ def test_json_snippets_parse_and_csv_rows_line_up(locale: str) -> None:
             assert len({len(row) for row in rows}) == 1, text
 
 
-@pytest.mark.parametrize("locale", ["en_US", "it_CH", "de_AT"])
+@pytest.mark.parametrize("locale", ["en_US", "it_CH", "de_AT", "es_MX"])
 def test_gold_conventions(locale: str) -> None:
     """@ outside USERNAME, <> and mailto: outside EMAIL, port outside IP_ADDRESS, title
     outside PERSON, one ADDRESS span over the lines of an address block."""
@@ -134,7 +135,7 @@ def test_the_same_placeholder_twice_is_the_same_value() -> None:
     assert values[0] == values[1] != values[2]
 
 
-@pytest.mark.parametrize("language", ["en", "it", "de"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es"])
 def test_plan_keeps_labels_within_a_fifth(language: str) -> None:
     config = load_templates(PROMPTS, f"{language}_XX")
     counts: Counter[str] = Counter()

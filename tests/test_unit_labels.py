@@ -53,7 +53,7 @@ def all_category_answer(request: GenerationRequest) -> str:
 # -- prompts rendered from the YAML --------------------------------------------------------
 
 
-@pytest.mark.parametrize("language", ["en", "it", "de"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es"])
 def test_all_category_prompts_are_rendered_from_the_yaml(language: str) -> None:
     pack = load_language_pack(language)
     prompts = load_labeling(pack)

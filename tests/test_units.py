@@ -19,6 +19,7 @@ from gen.text.units import split_units
 EN = load_language_pack("en").units
 IT = load_language_pack("it").units
 DE = load_language_pack("de").units
+ES = load_language_pack("es").units
 GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
 EDGE = ".,;:!?…–—- "
 
@@ -200,7 +201,7 @@ def test_empty_and_blank_text() -> None:
     assert split_units(" \n - \n;", EN, "clause") == []
 
 
-@pytest.mark.parametrize("gold_set", ["gold", "gold-de"])
+@pytest.mark.parametrize("gold_set", ["gold", "gold-de", "gold-es"])
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
 def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str, gold_set: str) -> None:
     files = [GOLD_DIR / f"{gold_set}-{split}.jsonl" for split in ("dev", "test")]
@@ -245,7 +246,7 @@ _SEPARATORS = st.sampled_from([" ", " ", " ", ", ", "; ", " – ", ". ", "\n", "
 def test_prose_units_cover_every_word(pieces: list[tuple[str, str]], unit: str) -> None:
     """Without colons or list markers nothing but whitespace and separators is left out."""
     text = "".join(word + separator for word, separator in pieces)
-    for rules in (EN, IT):
+    for rules in (EN, IT, ES):
         ranges = split_units(text, rules, unit)
         assert_well_formed(text, ranges)
         assert uncovered_words(text, ranges) == []
