@@ -29,6 +29,14 @@ ANSWER_MODES = ("auto", "scored", "generated")
 #: document first (read once per document: the units' prompts share it as a prefix).
 CONTEXT_MODES = ("unit", "document")
 DEFAULT_UNIT = "sentence"
+#: The defaults, chosen on the gold set's dev split with Qwen2.5-Coder-1.5B (docs/labeling.md):
+#: one category per document, each unit scored after its whole document, spans kept from a
+#: label probability of 0.8 (scored answers only; `auto` writes labels where a backend
+#: cannot score them).
+DEFAULT_CATEGORIES = "own"
+DEFAULT_ANSWERS = "auto"
+DEFAULT_CONTEXT = "document"
+DEFAULT_MIN_SCORE = 0.8
 
 
 @dataclass(frozen=True)
@@ -44,11 +52,11 @@ class LabelOptions:
     #: What one label of the `sentences` strategy covers (`sentence`, `clause`: see
     #: gen.text.units).
     unit: str = DEFAULT_UNIT
-    categories: str = "own"
-    answers: str = "generated"
-    context: str = "unit"
+    categories: str = DEFAULT_CATEGORIES
+    answers: str = DEFAULT_ANSWERS
+    context: str = DEFAULT_CONTEXT
     #: Spans whose label probability is below this are dropped (scored answers only).
-    min_score: float = 0.0
+    min_score: float = DEFAULT_MIN_SCORE
     prompts_dir: Path | None = None
     #: The model, already loaded (gen bench, benchmarks, tests); None when no chosen
     #: strategy needs one or when `load_backend` is given.

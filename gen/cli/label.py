@@ -27,6 +27,10 @@ from labeling.options import (
     ANSWER_MODES,
     CATEGORY_MODES,
     CONTEXT_MODES,
+    DEFAULT_ANSWERS,
+    DEFAULT_CATEGORIES,
+    DEFAULT_CONTEXT,
+    DEFAULT_MIN_SCORE,
     DEFAULT_UNIT,
     LabelOptions,
 )
@@ -103,7 +107,7 @@ def _strategy_help() -> str:
 @click.option(
     "--categories",
     type=click.Choice(CATEGORY_MODES),
-    default="own",
+    default=DEFAULT_CATEGORIES,
     show_default=True,
     help="own: ask a document about its own category (the thesis's prompt); all: a unit "
     "(sentences) or a passage (censor) may be any sensitive category of the language pack, "
@@ -112,7 +116,7 @@ def _strategy_help() -> str:
 @click.option(
     "--answers",
     type=click.Choice(ANSWER_MODES),
-    default="generated",
+    default=DEFAULT_ANSWERS,
     show_default=True,
     help="scored: compare the labels' probabilities, one forward pass per unit; generated: "
     "the model writes the labels; auto: scored where the backend can.",
@@ -120,7 +124,7 @@ def _strategy_help() -> str:
 @click.option(
     "--context",
     type=click.Choice(CONTEXT_MODES),
-    default="unit",
+    default=DEFAULT_CONTEXT,
     show_default=True,
     help="Scored answers: the model reads each unit alone, or the whole document before it "
     "(read once per document; the units' prompts share it).",
@@ -128,7 +132,7 @@ def _strategy_help() -> str:
 @click.option(
     "--min-score",
     type=click.FloatRange(0.0, 1.0),
-    default=0.0,
+    default=DEFAULT_MIN_SCORE,
     show_default=True,
     help="Drop scored spans whose label probability is below this.",
 )
