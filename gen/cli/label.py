@@ -23,6 +23,7 @@ from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.text.units import UNITS
+from labeling.min_score import MinScore
 from labeling.options import (
     ANSWER_MODES,
     CATEGORY_MODES,
@@ -131,10 +132,11 @@ def _strategy_help() -> str:
 )
 @click.option(
     "--min-score",
-    type=click.FloatRange(0.0, 1.0),
-    default=DEFAULT_MIN_SCORE,
+    default=str(DEFAULT_MIN_SCORE),
     show_default=True,
-    help="Drop scored spans whose label probability is below this.",
+    callback=lambda _ctx, _param, value: MinScore.parse(value),
+    help="Drop scored spans whose label probability is below this: one value, or one for "
+    "every label followed by label=value pairs.",
 )
 @backend_options
 @seed_option
@@ -158,7 +160,7 @@ def label(
     categories: str,
     answers: str,
     context: str,
-    min_score: float,
+    min_score: MinScore,
     seed: int,
     prompts_dir: Path | None,
     prompt_format: str | None,
