@@ -6,7 +6,7 @@ dropped).
     .venv/bin/python bench/bench_label_strategies.py bench/gold/gold-dev.jsonl
         [--limit N] [--ctx 4096] [--model FILE.gguf] [--threads N]
         [--only sentences/clause/all/scored/document ...]
-        [--json results.json]
+        [--json results.json] [--predictions DIR]
 
 Each configuration runs `gen label` (the real stage, on a scratch run folder holding the
 gold texts without their spans) with one model loaded once, the embedded SmolLM2-135M by
@@ -36,7 +36,7 @@ from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
 from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable
+from gen.core.store import RecordTable, write_records
 from gen.evaluate.ceiling import category_label_map, unit_ceiling, unit_floor, unit_splitter
 from gen.evaluate.run import EvalReport, evaluate
 from labeling.options import LabelOptions
@@ -105,6 +105,8 @@ def label(
             categories=categories,
             answers=answers,
             context="unit" if context == "-" else context,
+            # every span kept: the calibration table applies each threshold afterwards
+            min_score=0.0,
             context_tokens=ctx,
             prompts_dir=prompts,
             backend=backend,
@@ -176,6 +178,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="configurations to run")
     parser.add_argument("--prompts", type=Path, default=None, help="prompts folder")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument(
+        "--predictions",
+        type=Path,
+        default=None,
+        help="write each configuration's labeled records here (DIR/<configuration>.parquet, "
+        "for gen eval --by language or other thresholds)",
+    )
     args = parser.parse_args()
 
     gold_all = spread(read_record_file(args.gold, "GOLD file"), args.limit)
@@ -227,6 +236,11 @@ def main() -> None:
         )
     for configuration in chosen:
         predicted, seconds, cpu = label(gold, configuration, backend, args.ctx, args.prompts)
+        if args.predictions:
+            args.predictions.mkdir(parents=True, exist_ok=True)
+            write_records(
+                args.predictions / f"{name_of(configuration).replace('/', '_')}.parquet", predicted
+            )
         report = evaluate(gold, special_only(predicted, set(labels))).groups["all"]
         result = scores(report, labels) | {
             "seconds_per_document": round(seconds, 2),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from gen.core.errors import UsageError
 from gen.core.shards import WHOLE, Shard
 from gen.text.units import UNITS
+from labeling.min_score import MinScore
 
 if TYPE_CHECKING:
     from gen.backends.base import Backend
@@ -29,6 +30,14 @@ ANSWER_MODES = ("auto", "scored", "generated")
 #: document first (read once per document: the units' prompts share it as a prefix).
 CONTEXT_MODES = ("unit", "document")
 DEFAULT_UNIT = "sentence"
+#: The defaults, chosen on the gold set's dev split with Qwen2.5-Coder-1.5B (docs/labeling.md):
+#: one category per document, each unit scored after its whole document, spans kept from a
+#: label probability of 0.8, 0.4 for sexuality (scored answers only; `auto` writes labels
+#: where a backend cannot score them).
+DEFAULT_CATEGORIES = "own"
+DEFAULT_ANSWERS = "auto"
+DEFAULT_CONTEXT = "document"
+DEFAULT_MIN_SCORE = MinScore(0.8, (("sexuality", 0.4),))
 
 
 @dataclass(frozen=True)
@@ -44,11 +53,12 @@ class LabelOptions:
     #: What one label of the `sentences` strategy covers (`sentence`, `clause`: see
     #: gen.text.units).
     unit: str = DEFAULT_UNIT
-    categories: str = "own"
-    answers: str = "generated"
-    context: str = "unit"
-    #: Spans whose label probability is below this are dropped (scored answers only).
-    min_score: float = 0.0
+    categories: str = DEFAULT_CATEGORIES
+    answers: str = DEFAULT_ANSWERS
+    context: str = DEFAULT_CONTEXT
+    #: Spans whose label probability is below this are dropped (scored answers only); a
+    #: number is the same threshold for every label.
+    min_score: MinScore | float = DEFAULT_MIN_SCORE
     prompts_dir: Path | None = None
     #: The model, already loaded (gen bench, benchmarks, tests); None when no chosen
     #: strategy needs one or when `load_backend` is given.
@@ -79,5 +89,5 @@ class LabelOptions:
             )
         if self.unit not in UNITS:
             raise UsageError(f"unknown --unit {self.unit!r}; expected one of {', '.join(UNITS)}")
-        if not 0.0 <= self.min_score <= 1.0:
-            raise UsageError(f"--min-score must be between 0 and 1, got {self.min_score}")
+        if not isinstance(self.min_score, MinScore):
+            object.__setattr__(self, "min_score", MinScore.parse(self.min_score))

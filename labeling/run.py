@@ -219,7 +219,7 @@ class LabelRun:
                 "unit": options.unit,
                 "categories": options.categories,
                 "answers": options.answers,
-                "min_score": options.min_score,
+                "min_score": str(options.min_score),
             },
             labeled_dir=str(self.paths.labeled),
             rejects_dir=str(self.paths.rejects(STAGE)),

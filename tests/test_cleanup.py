@@ -15,6 +15,8 @@ from gen.generate.postprocess import (
 PREFIX = "Sure! Here's the generated document:"
 EN = load_language_pack("en").generation.chatter
 IT = load_language_pack("it").generation.chatter
+DE = load_language_pack("de").generation.chatter
+ES = load_language_pack("es").generation.chatter
 FR = load_language_pack("fr").generation.chatter
 
 
@@ -39,6 +41,39 @@ def test_preamble_and_fence_and_closing_remark() -> None:
 def test_italian_preamble() -> None:
     text, hit = strip_preamble("Ecco il documento richiesto:\nRicetta medica", IT)
     assert hit and text == "Ricetta medica"
+
+
+def test_german_preamble_closing_and_refusal() -> None:
+    text, hit = strip_preamble("Gerne! Hier ist das gewünschte Dokument:\nArztbrief", DE)
+    assert hit and text == "Arztbrief"
+    letter = "Sicherheitsunterweisung für alle Mitarbeitenden.\nDatum: 03.04.2024"
+    assert strip_preamble(letter, DE) == (letter, False)
+    body = "Patient: Herr Wendt.\n" * 10
+    text, hit = strip_closing(body + "Hinweis: Alle Namen in diesem Dokument sind erfunden.", DE)
+    assert hit and text == body.rstrip("\n")
+    own_note = body + "Hinweis: Bitte bringen Sie Ihre Versichertenkarte mit."
+    assert strip_closing(own_note, DE) == (own_note, False)
+    assert refusal("Es tut mir leid, aber ich kann dieses Dokument nicht erstellen.", DE)
+    assert refusal("Als KI-Sprachmodell kann ich keine Gutachten schreiben.", DE)
+    assert not refusal("Es tut mir leid, aber ich kann am Freitag nicht kommen.", DE)
+    assert not refusal("Er arbeitet als KI-Entwickler in Leipzig.", DE)
+
+
+def test_spanish_preamble_and_closing() -> None:
+    text, hit = strip_preamble("¡Claro! Aquí tienes el informe que me pediste:\nReceta médica", ES)
+    assert hit and text == "Receta médica"
+    body = "Paciente: Ana.\n" * 10
+    text, hit = strip_closing(body + "Espero que te sirva. Si necesitas algún cambio, dímelo.", ES)
+    assert hit and text == body.rstrip("\n")
+
+
+def test_spanish_refusals_and_a_letter_that_only_declines() -> None:
+    answer = "Lo siento, pero no puedo generar este tipo de documento con datos de salud."
+    assert refusal(answer, ES) == "Lo siento, pero no puedo generar este"
+    assert refusal("Como modelo de lenguaje, no invento historias clínicas.", ES)
+    assert refusal("I'm sorry, but I can't help with that.", ES)
+    letter = "Estimada Sra. Ruiz: lo siento, pero no puedo asistir a la junta del jueves."
+    assert refusal(letter, ES) is None
 
 
 def test_french_chatter_goes_and_a_letter_s_own_closing_stays() -> None:

@@ -32,7 +32,7 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_shipped_prompts_load_for_every_language() -> None:
-    for language in ("en", "it", "fr"):
+    for language in ("en", "it", "de", "es", "fr"):
         pack = load_language_pack(language)
         assert set(pack.taxonomy) == set(pack.categories.categories)
         assert len(pack.files_sha256) == 64

@@ -22,7 +22,7 @@ PERSONAS = {
 }
 
 
-@pytest.mark.parametrize("language", ["en", "it", "fr"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
 def test_every_sensitive_category_has_varied_facts(language: str) -> None:
     pack = load_language_pack(language)
     facts = pack.facts.categories
@@ -37,7 +37,7 @@ def test_every_sensitive_category_has_varied_facts(language: str) -> None:
         assert sum(len(options) for options in category.values.values()) >= 25, name
 
 
-@pytest.mark.parametrize("language", ["en", "it", "fr"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
 def test_every_template_fills_in_both_genders(language: str) -> None:
     facts = load_language_pack(language).facts.categories
     for category in facts.values():
@@ -60,6 +60,22 @@ def test_italian_facts_agree_with_the_persona_gender() -> None:
     male = fill_template(health, iscritta, PERSONAS["male"], "male", random.Random(1))
     assert female.startswith("è iscritta a ") and male.startswith("è iscritto a ")
     assert female.removeprefix("è iscritta") == male.removeprefix("è iscritto")
+
+
+def test_german_facts_agree_with_the_persona_gender() -> None:
+    politic = load_language_pack("de").facts.categories["politic"]
+    steward = next(
+        i
+        for i, t in enumerate(politic.templates)
+        if not isinstance(t, str) and t.female.startswith("ist Vertrauensfrau")
+    )
+    employer = {"employer": "Stadtwerke Erding"}
+    female = fill_template(
+        politic, steward, PERSONAS["female"] | employer, "female", random.Random(1)
+    )
+    male = fill_template(politic, steward, PERSONAS["male"] | employer, "male", random.Random(1))
+    assert female.startswith("ist Vertrauensfrau bei ") and male.startswith("ist Vertrauensmann")
+    assert female.removeprefix("ist Vertrauensfrau") == male.removeprefix("ist Vertrauensmann")
 
 
 def prompts_copy(tmp_path: Path, old: str, new: str, language: str = "en") -> Path:
@@ -152,7 +168,7 @@ def test_without_planned_disclosures_facts_yaml_is_not_needed(tmp_path: Path) ->
 
 def test_templates_use_only_known_slots() -> None:
     """The slots the loader allows are what `fill_template` fills: persona, values, year."""
-    for language in ("en", "it", "fr"):
+    for language in ("en", "it", "de", "es", "fr"):
         for category in load_language_pack(language).facts.categories.values():
             used = {
                 name

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from gen.core.errors import GenError, ModelError
-from gen.core.packs import default_prompts_dir
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
@@ -140,32 +138,14 @@ GERMAN = [
 ]
 
 
-def german_pack(prompts: Path) -> None:
-    """A German pack made from the English one: its own chatter phrases, nothing else in code."""
-    shutil.copytree(default_prompts_dir(), prompts)
-    shutil.copytree(prompts / "en", prompts / "de")
-    (prompts / "de" / "language.yaml").write_text("name: Deutsch\nfaker_locale: de_DE\n")
-    generation = prompts / "de" / "generation.yaml"
-    english = generation.read_text()
-    chatter = english.index("chatter:")
-    generation.write_text(
-        english[:chatter]
-        + "chatter:\n  preamble: [hier ist, gerne, natürlich]\n"
-        + "  closing: [ich hoffe, 'hinweis:']\n"
-    )
-
-
 def german_reply(request) -> str:
     body = " ".join(random.Random(request.seed).sample(GERMAN, 6))
     return f"Hier ist das Dokument:\n{body}\nIch hoffe, das hilft! Viel Erfolg."
 
 
 def test_a_german_pack_strips_german_chatter(tmp_path: Path) -> None:
-    prompts = tmp_path / "prompts"
-    german_pack(prompts)
-    options = DocumentsOptions(
-        spec=PlanSpec(language="de", category="health"), n=3, prompts_dir=prompts
-    )
+    """The German pack's own chatter phrases, nothing in code."""
+    options = DocumentsOptions(spec=PlanSpec(language="de", category="health"), n=3)
     summary = run(RunPaths(tmp_path / "run"), options, ScriptedBackend(german_reply))
     assert summary.accepted == 3, summary.rejected
     for record in RecordTable(tmp_path / "run" / "documents").read():

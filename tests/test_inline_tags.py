@@ -162,7 +162,10 @@ def test_any_tag_soup_gives_valid_spans_of_the_clean_text(pieces: list[tuple[str
 # -- the language pack's tags and the inline strategy -------------------------------------
 
 
-@pytest.mark.parametrize(("language", "tag"), [("en", "health"), ("it", "salute"), ("fr", "santé")])
+@pytest.mark.parametrize(
+    ("language", "tag"),
+    [("en", "health"), ("it", "salute"), ("de", "gesundheit"), ("es", "salud"), ("fr", "santé")],
+)
 def test_pack_tags_and_instruction(language: str, tag: str) -> None:
     inline = InlineLabels.of(load_language_pack(language))
     assert f"<{tag}>...</{tag}>" in inline.instruction

@@ -15,7 +15,7 @@ from labeling.strategies import load_labeling
 Edit = Callable[[dict[str, Any]], None]
 
 
-@pytest.mark.parametrize("language", ["en", "it", "fr"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
 def test_shipped_labeling_prompts_cover_every_sensitive_category(language: str) -> None:
     pack = load_language_pack(language)
     prompts = load_labeling(pack, needed=("sentences", "censor", "inline"))

@@ -216,3 +216,12 @@ def test_cli_without_documents_is_a_usage_error(
     result = CliRunner().invoke(main, ["label", "--run", str(tmp_path)])
     assert result.exit_code == 2
     assert "no documents in" in result.output and "Traceback" not in result.output
+
+
+def test_cli_bad_min_score_is_one_line_and_status_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["label", "--run", str(tmp_path), "--min-score", "0.8,x"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "error: --min-score '0.8,x': 'x' is not a number; expected a probability such as 0.8, "
+        "optionally followed by label=probability pairs (0.8,sexuality=0.4)"
+    )

@@ -131,7 +131,7 @@ def test_an_answer_without_facts_is_stored_with_its_reason_and_resumed_past(
     assert len(ids) == 2 and not ids & {r.id for r in rejects}
 
 
-@pytest.mark.parametrize("language", ["en", "it", "fr"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
 def test_the_facts_request_names_the_topic_and_the_count(language: str) -> None:
     from gen.generate.model_facts import facts_parts
     from gen.generate.plan import plan_item

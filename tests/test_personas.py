@@ -34,7 +34,12 @@ ENGLISH = words_of(EnglishJobs.jobs) | {
 #: Words of the language that are English words too, beyond those of the locale's own Faker
 #: names, places and job titles (Italian "fine", end, in the town "Torre di Fine"; French
 #: "civil" in "génie civil", "union" in the association "Trait d'Union").
-NATIVE_TOO = {"it": {"barista"}, "fr": {"civil", "union"}}
+NATIVE_TOO = {
+    "it": {"barista"},
+    "de": {"controller", "hotel", "journalist", "park", "professor"},
+    "es": {"hospital", "hotel", "rural", "doctor", "local"},
+    "fr": {"civil", "union"},
+}
 
 
 @pytest.fixture(scope="module", params=SHIPPED)
@@ -138,8 +143,26 @@ def test_italian_doctors_are_dott_or_dott_ssa_by_their_gender() -> None:
         assert title == {"female": "Dott.ssa", "male": "Dott."}[persona.doctor_gender]
 
 
+def test_german_personas_write_german_dates_titles_and_female_job_titles() -> None:
+    config = load_language_pack("de").persona
+    personas = [draw_persona("de_DE", config, seed) for seed in range(300)]
+    dates = " ".join(p.values["birth_date"] for p in personas)
+    assert re.search(r"\b\d{2}\.\d{2}\.\d{4}\b", dates)
+    assert re.search(r"\b\d{1,2}\. März \d{4}\b", dates)
+    for persona in personas:
+        title = {"female": "Frau Dr. med. ", "male": "Herr Dr. med. "}[persona.doctor_gender]
+        assert persona.values["doctor"].startswith(title)
+    women = {p.values["job"] for p in personas if p.gender == "female"}
+    men = {p.values["job"] for p in personas if p.gender == "male"}
+    assert "Pfleger" not in women and not women & {"Architekt", "Bäcker", "Hausarzt"}
+    assert sum(job.endswith("in") or "frau" in job for job in women) > 0.8 * len(women)
+    assert not men & women - {"Fachkraft für Lagerlogistik"}
+
+
 def test_the_packs_list_enough_job_titles() -> None:
     assert len(load_language_pack("it").persona.jobs) >= 150
+    assert len(load_language_pack("de").persona.jobs) >= 150
+    assert len(load_language_pack("es").persona.jobs) >= 150
     assert len(load_language_pack("fr").persona.jobs) >= 150
     assert len(load_language_pack("en").persona.jobs) >= 100
 

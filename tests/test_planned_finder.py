@@ -1,4 +1,5 @@
-"""Finding planned facts in invented documents (labeling.planned): English, Italian, French."""
+"""Finding planned facts in invented documents (labeling.planned): English, Italian, German,
+Spanish and French."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ def english() -> FactFinder:
 @pytest.fixture(scope="module")
 def italian() -> FactFinder:
     return FactFinder(load_language_pack("it").facts.finder)
+
+
+@pytest.fixture(scope="module")
+def spanish() -> FactFinder:
+    return FactFinder(load_language_pack("es").facts.finder)
 
 
 def passage(finder: FactFinder, text: str, fact: str) -> tuple[str, str, float] | None:
@@ -124,6 +130,21 @@ def test_facts_of_one_document_never_share_a_passage(english: FactFinder) -> Non
     check_spans(text, spans)
 
 
+def test_german_person_and_strong_verb_forms() -> None:
+    german = FactFinder(load_language_pack("de").facts.finder)
+    fact = "ist seit 2012 Mitglied der SPD"
+    text = "Ich bin seit 2012 Mitglied der SPD und war Kassiererin."
+    assert passage(german, text, fact) == ("bin seit 2012 Mitglied der SPD", FUZZY, 1.0)
+    # subject and verb inverted: the verb is left out, the rest still carries the fact
+    found = passage(german, "Seit dem Umzug bin ich seit 2012 Mitglied der SPD.", fact)
+    assert found is not None and found[0] == "seit 2012 Mitglied der SPD" and found[2] > 0.9
+    text = "Ich nehme seit 2020 Sertralin gegen Depressionen."
+    fact = "nimmt seit 2020 Sertralin gegen Depressionen"
+    assert passage(german, text, fact) == (text.removeprefix("Ich ")[:-1], FUZZY, 1.0)
+    buddhist = "ist praktizierende Buddhistin"
+    assert passage(german, "Sie ist praktizierende Ärztin.", buddhist) is None
+
+
 def test_substitute_puts_the_facts_in_place_of_the_placeholders() -> None:
     facts = ["is a practising Sikh", "votes Green", "keeps kosher"]
     written = "Raj [[FACT_1]]. He [fact 2] and [[FACT_2]]! See [[FACT_7]]. [CURRENT_FACT_3]"
@@ -164,6 +185,20 @@ def test_a_passage_ends_at_its_last_matched_content_word(italian: FactFinder) ->
     found, quality, score = passage(italian, text, fact)
     assert found == "convive con asma grave dall'infanzia e va"
     assert quality == FUZZY and score >= 0.7
+
+
+def test_spanish_first_person_and_a_changed_wording(spanish: FactFinder) -> None:
+    """Spanish drops the subject: the fact and the first-person passage are the same words
+    but for the verb forms of one `same_words` group."""
+    fact = "está afiliada a CCOO desde 2012"
+    text = "Hola, Gabriela: te cuento que estoy afiliada a CCOO desde 2012 y voy a las asambleas."
+    assert passage(spanish, text, fact) == ("estoy afiliada a CCOO desde 2012", FUZZY, 1.0)
+    fact = "recibió un diagnóstico de diabetes tipo 1 a los nueve años"
+    text = "Recibí el diagnóstico de diabetes tipo 1 cuando tenía nueve años."
+    found, quality, score = passage(spanish, text, fact)
+    assert found == text.rstrip(".") and quality == FUZZY and 0.7 <= score < 1
+    assert passage(spanish, "Me diagnosticaron asma en el colegio.", fact) is None
+    assert passage(spanish, "Es una católica de las de antes.", "es católica practicante") is None
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from gen.backends.base import GenerationRequest
 from gen.core.errors import UsageError
 from gen.core.records import check_spans
 from gen.text.sentences import split_sentences
+from labeling.min_score import MinScore
 from labeling.strategies.attempts import AnswerError
 from labeling.strategies.numbered import group_units, labels_grammar, parse_labels
 from labeling.strategies.outcome import FAILED, OK
@@ -120,7 +121,7 @@ def test_weak_scored_units_are_dropped_and_merged_spans_keep_the_lowest_score() 
     text = "A is ill. B is ill. C is ill."
     ranges = split_sentences(text)
     verdicts = [("health", 0.9), ("health", 0.6), ("health", 0.4)]
-    kept = unit_spans(text, ranges, verdicts, merge_adjacent=True, min_score=0.5)
+    kept = unit_spans(text, ranges, verdicts, merge_adjacent=True, min_score=MinScore(0.5))
     assert [(text[s.start : s.end], s.score) for s in kept] == [("A is ill. B is ill.", 0.6)]
 
 
@@ -206,3 +207,46 @@ def test_two_bad_answers_fail_with_reason_and_raw_answers() -> None:
     assert outcome.answers == ["1: HEALTH\n", "1: HEALTH\n"]
     assert outcome.flag == "sentences_failed"
     assert "1 labels for 5 units" in outcome.detail
+
+
+def test_a_threshold_per_label_keeps_a_low_scoring_category() -> None:
+    text = "A is ill. B is gay. C was jailed."
+    ranges = split_sentences(text)
+    verdicts = [("health", 0.7), ("sexuality", 0.45), ("judicial", 0.85)]
+    kept = unit_spans(text, ranges, verdicts, min_score=MinScore.parse("0.8,sexuality=0.4"))
+    assert [(text[s.start : s.end], s.label) for s in kept] == [
+        ("B is gay.", "sexuality"),
+        ("C was jailed.", "judicial"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [("0.8", MinScore(0.8)), (" 0.8 , sexuality=0.4 ", MinScore(0.8, (("sexuality", 0.4),)))],
+)
+def test_min_score_is_written_as_a_default_and_label_pairs(
+    written: str, expected: MinScore
+) -> None:
+    assert MinScore.parse(written) == expected
+    assert MinScore.parse(str(expected)) == expected
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        ("x", "'x' is not a number"),
+        ("0.8,0.7", "two default values"),
+        ("sexuality=0.2", "no value for every label"),
+        ("1.5", "not between 0 and 1"),
+        ("0.8,=0.2", "an empty label"),
+        ("0.8,health=0.2,health=0.3", "a repeated label"),
+    ],
+)
+def test_a_bad_min_score_is_a_usage_error_naming_it(written: str, problem: str) -> None:
+    with pytest.raises(UsageError, match=problem):
+        MinScore.parse(written)
+
+
+def test_a_min_score_for_an_unknown_label_is_refused_at_start() -> None:
+    with pytest.raises(UsageError, match="astrology, not a sensitive category of the en pack"):
+        labeler(ScriptedBackend(keyword_reply), min_score="0.8,astrology=0.1")

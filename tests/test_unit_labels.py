@@ -53,7 +53,7 @@ def all_category_answer(request: GenerationRequest) -> str:
 # -- prompts rendered from the YAML --------------------------------------------------------
 
 
-@pytest.mark.parametrize("language", ["en", "it", "fr"])
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
 def test_all_category_prompts_are_rendered_from_the_yaml(language: str) -> None:
     pack = load_language_pack(language)
     prompts = load_labeling(pack)
@@ -83,7 +83,7 @@ def test_own_category_prompt_keeps_the_thesis_question() -> None:
     texts = UnitPrompts(pack, load_labeling(pack), "own")
     assert texts.answers("judicial").words == ("JUDICIAL", "NON_JUDICIAL")
     question = texts.question("judicial")
-    assert "criminal convictions, charges or offences" in question
+    assert "arrests, convictions, sentences or other criminal proceedings" in question
     assert "Answer JUDICIAL if it does and NON_JUDICIAL if it does not." in question
     unit = texts.unit_parts("judicial", "He stole a car.")
     assert unit.instruction.endswith("Passage: He stole a car.")
@@ -168,7 +168,7 @@ def test_document_context_needs_its_template() -> None:
 def test_scored_all_categories_and_min_score() -> None:
     backend = ScoringBackend(confidence=0.6)
     mixed = document("d1", MIXED_TEXT, "other")
-    outcome = labeler(backend, categories="all").label(mixed)
+    outcome = labeler(backend, categories="all", min_score=0.0).label(mixed)
     assert [(s.label, s.score) for s in outcome.spans] == [
         ("judicial", pytest.approx(0.6)),
         ("health", pytest.approx(0.6)),

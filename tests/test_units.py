@@ -18,6 +18,8 @@ from gen.text.units import split_units
 
 EN = load_language_pack("en").units
 IT = load_language_pack("it").units
+DE = load_language_pack("de").units
+ES = load_language_pack("es").units
 FR = load_language_pack("fr").units
 GOLD_DIR = Path(__file__).resolve().parents[1] / "bench" / "gold"
 EDGE = ".,;:!?…–—- "
@@ -111,6 +113,27 @@ def test_italian_cues_and_abbreviations() -> None:
     ]
 
 
+def test_german_cues_and_abbreviations() -> None:
+    # pysbd cuts German after "geb." and "Abs." when a number follows: the pack's
+    # abbreviations undo it; a comma before a relative pronoun or a conjunction cuts a clause.
+    text = (
+        "Frau Dr. med. Behrens untersuchte den Patienten, der über Brustschmerzen klagt, "
+        "aber er lehnt die Therapie ab. Er ist geb. 03.11.1958 und wohnt in der Berliner "
+        "Str. 5, wo er seit 2012 lebt. Verurteilt nach § 316 Abs. 1 StGB, Termin Di. 9 Uhr."
+    )
+    assert units(text, DE) == [
+        "Frau Dr. med. Behrens untersuchte den Patienten",
+        "der über Brustschmerzen klagt",
+        "aber er lehnt die Therapie ab",
+        "Er ist geb. 03.11.1958 und wohnt in der Berliner Str. 5",
+        "wo er seit 2012 lebt",
+        "Verurteilt nach § 316 Abs. 1 StGB, Termin Di. 9 Uhr",
+    ]
+    assert len(units(text, DE, "sentence")) == 3
+    without = DE.model_copy(update={"conjunctions": (), "relatives": ()})
+    assert len(units(text, without)) == 3
+
+
 def test_form_values_are_units_without_field_names() -> None:
     text = (
         "Patient: Marcus Hale\n"
@@ -186,7 +209,7 @@ def test_empty_and_blank_text() -> None:
     assert split_units(" \n - \n;", EN, "clause") == []
 
 
-@pytest.mark.parametrize("gold_set", ["gold", "gold-fr"])
+@pytest.mark.parametrize("gold_set", ["gold", "gold-de", "gold-es", "gold-fr"])
 @pytest.mark.parametrize("unit", ["sentence", "clause"])
 def test_gold_set_units_are_exact_and_keep_every_disclosure(unit: str, gold_set: str) -> None:
     files = [GOLD_DIR / f"{gold_set}-{split}.jsonl" for split in ("dev", "test")]
@@ -231,7 +254,7 @@ _SEPARATORS = st.sampled_from([" ", " ", " ", ", ", "; ", " – ", ". ", "\n", "
 def test_prose_units_cover_every_word(pieces: list[tuple[str, str]], unit: str) -> None:
     """Without colons or list markers nothing but whitespace and separators is left out."""
     text = "".join(word + separator for word, separator in pieces)
-    for rules in (EN, IT):
+    for rules in (EN, IT, ES):
         ranges = split_units(text, rules, unit)
         assert_well_formed(text, ranges)
         assert uncovered_words(text, ranges) == []

@@ -23,10 +23,15 @@ from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.text.units import UNITS
+from labeling.min_score import MinScore
 from labeling.options import (
     ANSWER_MODES,
     CATEGORY_MODES,
     CONTEXT_MODES,
+    DEFAULT_ANSWERS,
+    DEFAULT_CATEGORIES,
+    DEFAULT_CONTEXT,
+    DEFAULT_MIN_SCORE,
     DEFAULT_UNIT,
     LabelOptions,
 )
@@ -103,7 +108,7 @@ def _strategy_help() -> str:
 @click.option(
     "--categories",
     type=click.Choice(CATEGORY_MODES),
-    default="own",
+    default=DEFAULT_CATEGORIES,
     show_default=True,
     help="own: ask a document about its own category (the thesis's prompt); all: a unit "
     "(sentences) or a passage (censor) may be any sensitive category of the language pack, "
@@ -112,7 +117,7 @@ def _strategy_help() -> str:
 @click.option(
     "--answers",
     type=click.Choice(ANSWER_MODES),
-    default="generated",
+    default=DEFAULT_ANSWERS,
     show_default=True,
     help="scored: compare the labels' probabilities, one forward pass per unit; generated: "
     "the model writes the labels; auto: scored where the backend can.",
@@ -120,17 +125,18 @@ def _strategy_help() -> str:
 @click.option(
     "--context",
     type=click.Choice(CONTEXT_MODES),
-    default="unit",
+    default=DEFAULT_CONTEXT,
     show_default=True,
     help="Scored answers: the model reads each unit alone, or the whole document before it "
     "(read once per document; the units' prompts share it).",
 )
 @click.option(
     "--min-score",
-    type=click.FloatRange(0.0, 1.0),
-    default=0.0,
+    default=str(DEFAULT_MIN_SCORE),
     show_default=True,
-    help="Drop scored spans whose label probability is below this.",
+    callback=lambda _ctx, _param, value: MinScore.parse(value),
+    help="Drop scored spans whose label probability is below this: one value, or one for "
+    "every label followed by label=value pairs.",
 )
 @backend_options
 @seed_option
@@ -154,7 +160,7 @@ def label(
     categories: str,
     answers: str,
     context: str,
-    min_score: float,
+    min_score: MinScore,
     seed: int,
     prompts_dir: Path | None,
     prompt_format: str | None,

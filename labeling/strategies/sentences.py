@@ -22,6 +22,7 @@ from gen.backends.base import can_score_labels
 from gen.core.errors import GenError, UsageError
 from gen.core.records import Record, Span
 from gen.text.units import split_units
+from labeling.min_score import MinScore
 from labeling.strategies import LabelerSetup, Strategy
 from labeling.strategies.attempts import AnswerError, LlmLabeler, ask
 from labeling.strategies.numbered import group_units, labels_grammar, parse_labels
@@ -33,6 +34,8 @@ SOURCE = "llm_sentences"
 #: Tokens kept free besides the prompt and the answer (BOS/EOS, rounding of estimates).
 _CONTEXT_MARGIN = 16
 
+#: Every scored span kept.
+KEEP_ALL = MinScore()
 #: A unit's label (None: not sensitive) and, for scored answers, its probability.
 Verdict = tuple[str | None, float | None]
 
@@ -43,13 +46,14 @@ def unit_spans(
     verdicts: Sequence[Verdict],
     *,
     merge_adjacent: bool = False,
-    min_score: float = 0.0,
+    min_score: MinScore = KEEP_ALL,
 ) -> list[Span]:
-    """A span per sensitive unit scoring at least `min_score`; with `merge_adjacent`,
-    neighbours of one label separated only by whitespace become one span (lowest score)."""
+    """A span per sensitive unit scoring at least its label's `min_score`; with
+    `merge_adjacent`, neighbours of one label separated only by whitespace become one span
+    (lowest score)."""
     spans: list[Span] = []
     for (start, end), (label, score) in zip(ranges, verdicts, strict=True):
-        if label is None or (score is not None and score < min_score):
+        if label is None or (score is not None and score < min_score.of(label)):
             continue
         previous = spans[-1] if spans else None
         if (
@@ -75,7 +79,14 @@ class SentenceLabeler(LlmLabeler):
         self.texts = UnitPrompts(self.pack, self.prompts, setup.options.categories)
         self.config: SentencesPrompts = self.texts.config
         self.unit = setup.options.unit
-        self.min_score = setup.options.min_score
+        self.min_score: MinScore = setup.options.min_score  # type: ignore[assignment]
+        unknown = self.min_score.labels() - set(self.pack.categories.sensitive)
+        if unknown:
+            raise UsageError(
+                f"--min-score names {', '.join(sorted(unknown))}, not a sensitive category of "
+                f"the {self.pack.code} pack; expected one of "
+                f"{', '.join(self.pack.categories.sensitive)}"
+            )
         self.with_document = setup.options.context == "document"
         can_score = can_score_labels(self.backend)
         if setup.options.answers == "scored" and not can_score:
@@ -113,10 +124,10 @@ class SentenceLabeler(LlmLabeler):
             merge_adjacent=self.config.merge_adjacent,
             min_score=self.min_score,
         )
-        sensitive = [score for label, score in verdicts if label is not None]
+        sensitive = [(label, score) for label, score in verdicts if label is not None]
         outcome.details["sensitive_units"] = len(sensitive)
         outcome.details["weak_units_dropped"] = sum(
-            score is not None and score < self.min_score for score in sensitive
+            score is not None and score < self.min_score.of(label) for label, score in sensitive
         )
         return outcome
 
