@@ -16,29 +16,10 @@ from stdnum.it import codicefiscale
 
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, check_spans
+from scraping.queries.values import LABELS as QUERY_LABELS
 
-LABELS = {
-    "PERSON",
-    "ORGANIZATION",
-    "LOCATION",
-    "ADDRESS",
-    "EMAIL",
-    "PHONE",
-    "IBAN",
-    "CREDIT_CARD",
-    "NATIONAL_ID",
-    "TAX_ID",
-    "HEALTH_INSURANCE_ID",
-    "PASSPORT",
-    "DRIVER_LICENSE",
-    "BANK_ACCOUNT",
-    "LICENSE_PLATE",
-    "IP_ADDRESS",
-    "MAC_ADDRESS",
-    "URL",
-    "USERNAME",
-    "DATE_OF_BIRTH",
-}
+#: The PII labels of the gold set are those a query can carry.
+LABELS = set(QUERY_LABELS)
 #: Spans of every label in each split; every label reaches it (the thinnest, PASSPORT,
 #: CREDIT_CARD, BANK_ACCOUNT and HEALTH_INSURANCE_ID, have 5 or 6 per split).
 MIN_SPANS_PER_SPLIT = 5
