@@ -15,6 +15,7 @@ character, so every character of the text falls in at least one token's range.
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ class LlamaCppEncoder:
         self._threads = self.cores.threads()
         try:
             self._llama = self._call(
-                llama_cpp.Llama,
+                _quiet_llama,
                 model_path=str(model_path),
                 embedding=True,
                 pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
@@ -85,6 +86,8 @@ class LlamaCppEncoder:
             raise ModelError(f"llama.cpp cannot load {model_path} as an encoder: {exc}") from None
         self.model_path = model_path
         self.dimension = int(self._llama.n_embd())
+        # Freed before the interpreter tears down the modules llama.cpp's finalizer needs.
+        atexit.register(self.close)
 
     def _call(self, function: Any, *args: Any, **kwargs: Any) -> Any:
         return self._engine.submit(self._with_threads, function, *args, **kwargs).result()
@@ -99,7 +102,10 @@ class LlamaCppEncoder:
         return function(*args, **kwargs)
 
     def close(self) -> None:
-        """Leave the machine's cores to the other model processes."""
+        """Free the model and leave the machine's cores to the other model processes."""
+        if hasattr(self, "_llama"):
+            self._llama.close()
+            del self._llama
         self.cores.close()
 
     def encode(self, texts: Sequence[str]) -> list[TokenVectors]:
@@ -161,6 +167,15 @@ class LlamaCppEncoder:
             keep = 0 if begin == 0 else self.overlap
             vectors[begin + keep : begin + len(tokens)] = rows[row + keep : row + len(tokens)]
             row += len(tokens)
+
+
+def _quiet_llama(**kwargs: Any) -> Any:
+    """llama.cpp's context prints a note on the pooling type to stderr even when quiet."""
+    import llama_cpp
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    with suppress_stdout_stderr(disable=False):
+        return llama_cpp.Llama(**kwargs)
 
 
 def _char_offsets(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
