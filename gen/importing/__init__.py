@@ -36,6 +36,10 @@ READERS: dict[str, str] = {
     "parquet": "gen.importing.formats.parquet:ParquetReader",
     "conll": "gen.importing.formats.conll:ConllReader",
     "spacy": "gen.importing.formats.docbin:DocBinReader",
+    "labelstudio": "gen.importing.formats.labelstudio:LabelStudioReader",
+    "doccano": "gen.importing.formats.doccano:DoccanoReader",
+    "prodigy": "gen.importing.formats.prodigy:ProdigyReader",
+    "brat": "gen.importing.formats.brat:BratReader",
 }
 
 
