@@ -45,6 +45,33 @@ from gen.importing.run import TARGETS, import_files, listed
 @language_option
 @prompts_option
 @click.option(
+    "--text-field",
+    default=None,
+    show_default="the one string field of the task data",
+    help="Label Studio: the task data field that holds the text.",
+)
+@click.option(
+    "--annotator",
+    default=None,
+    show_default="the latest annotation of each item",
+    help="Where several people annotated an item, take this person's (Label Studio user id "
+    "or e-mail, Prodigy session or annotator id); items they did not annotate are left out.",
+)
+@click.option(
+    "--label-map",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    show_default="labels as they are",
+    help="YAML file `labels: {THEIR_LABEL: gen_label}` (null leaves a label out), applied "
+    "to every format.",
+)
+@click.option(
+    "--drop-unmapped",
+    is_flag=True,
+    help="Leave out (and count) the spans of annotation-tool labels that gen does not know "
+    "and the label map does not map, instead of refusing the import.",
+)
+@click.option(
     "--overwrite",
     is_flag=True,
     help="Replace stored records whose id comes again with another text or other fields "
@@ -59,16 +86,36 @@ def import_command(
     doc_type: str,
     language: str,
     prompts_dir: Path | None,
+    text_field: str | None,
+    annotator: str | None,
+    label_map: Path | None,
+    drop_unmapped: bool,
     overwrite: bool,
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
 
-    FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files;
-    folders are read recursively (files no reader takes are skipped and listed); every span,
-    category and language is validated before anything is written."""
-    defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
+    FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files,
+    or annotation tools' exports: Label Studio JSON, doccano or Prodigy JSONL, BRAT .ann
+    with its .txt (docs/import.md); folders are read recursively (files no reader takes are
+    skipped and listed); every span, label, category and language is validated before
+    anything is written."""
+    defaults = RecordDefaults(
+        category=category,
+        doc_type=doc_type,
+        language=language,
+        text_field=text_field,
+        annotator=annotator,
+    )
     report = import_files(
-        run_dir, files, target, defaults, format_name, prompts_dir=prompts_dir, overwrite=overwrite
+        run_dir,
+        files,
+        target,
+        defaults,
+        format_name,
+        prompts_dir=prompts_dir,
+        overwrite=overwrite,
+        label_map=label_map,
+        drop_unmapped=drop_unmapped,
     )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
     replaced = f", {report.replaced} replaced" if report.replaced else ""
@@ -76,6 +123,8 @@ def import_command(
         f"{report.added} records added{replaced} to {report.table} "
         f"({report.already_present} already there); spans: {spans}"
     )
+    if report.notes:
+        click.echo("notes: " + ", ".join(f"{note} {n}" for note, n in report.notes.items()))
     if report.skipped:
         click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")
     if report.labeled_before:

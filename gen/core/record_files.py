@@ -67,7 +67,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
             raise UsageError(f"{where}: {exc}") from None
         return records
     if path.suffix == ".jsonl":
-        rows = _jsonl_rows(path, where)
+        rows = jsonl_rows(path, where)
     else:
         try:
             rows = list(enumerate(pq.read_table(path).to_pylist(), start=1))
@@ -118,12 +118,14 @@ def file_record_id(path: Path, folder: Path | None = None) -> str:
     return inside.with_suffix("").as_posix()
 
 
-def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
+def jsonl_rows(path: Path, where: str, expected: str = EXPECTED) -> list[tuple[int, Any]]:
+    """(line number, parsed JSON) of every non-blank line; UsageError naming `where`, the
+    line and `expected` otherwise. Other tools' JSONL files are read the same way."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UsageError(
-            f"{where}: not UTF-8 text (byte {exc.start}); expected {EXPECTED}"
+            f"{where}: not UTF-8 text (byte {exc.start}); expected {expected}"
         ) from None
     except OSError as exc:
         raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None
