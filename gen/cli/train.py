@@ -11,7 +11,14 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.evaluate.report import render_text
 from gen.text.units import UNITS
-from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings, trainer_class
+from gen.train import (
+    DEVICES,
+    IDENTIFIER_MODELS,
+    SPACY_COMPONENTS,
+    TRAINERS,
+    TrainSettings,
+    trainer_class,
+)
 from gen.train.curve import parse_shares, summarize
 from gen.train.run import train_detector
 
@@ -148,6 +155,14 @@ from gen.train.run import train_detector
     show_default=True,
     help="encoder: a unit learns a label whose spans cover this share of it (or that holds "
     "most of one of its spans).",
+)
+@click.option(
+    "--identifiers",
+    type=click.Choice(IDENTIFIER_MODELS),
+    default="spacy",
+    show_default=True,
+    help="encoder: spacy trains a spaCy model for the identifier labels (names, IBANs...) into "
+    "the same folder; none: special categories only.",
 )
 def train(
     run_dir: Path, out: Path | None, gold: Path | None, curve: str | None, **options: object

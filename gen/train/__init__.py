@@ -37,6 +37,7 @@ TRAINERS: dict[str, str] = {
 SPACY_COMPONENTS = ("ner", "spancat")
 CLASS_WEIGHTS = ("inverse", "none")
 DEVICES = ("auto", "cpu", "cuda")
+IDENTIFIER_MODELS = ("spacy", "none")
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ class TrainSettings:
     unit: str = "sentence"
     #: encoder: a unit learns a label its spans cover this share of (see encoder_trainer).
     unit_cover: float = 0.5
+    #: encoder: `spacy` trains a spaCy model for the identifier labels beside the head.
+    identifiers: str = "spacy"
 
     def __post_init__(self) -> None:
         if self.trainer not in TRAINERS:
@@ -94,6 +97,11 @@ class TrainSettings:
                 raise UsageError(f"--{name} must not be negative")
         if self.unit not in UNITS:
             raise UsageError(f"unknown --unit {self.unit!r}; expected one of {', '.join(UNITS)}")
+        if self.identifiers not in IDENTIFIER_MODELS:
+            raise UsageError(
+                f"unknown --identifiers {self.identifiers!r}; expected "
+                f"{' or '.join(IDENTIFIER_MODELS)}"
+            )
         if not 0 < self.unit_cover <= 1:
             raise UsageError(f"--unit-cover must be in (0, 1], got {self.unit_cover}")
         if self.learning_rate is not None and not self.learning_rate > 0:

@@ -9,12 +9,15 @@ and the unit becomes a span with that probability as its score.
 
 The folder holds the head (`encoder_head.npz`, plain arrays: no pickle) and, in
 `detector.json`, the encoder's path and sha256: a detector refuses an encoder file whose
-content differs from the one it was trained on.
+content differs from the one it was trained on. Identifier spans come from the spaCy model
+in `identifiers/`, when the training run had identifiers: they win, and a unit span is cut
+around them, as gold spans never overlap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +36,12 @@ from gen.train.encoder_features import (
 )
 
 HEAD_FILE = "encoder_head.npz"
+#: The sub-folder of the identifiers' spaCy model (encoder_trainer).
+IDENTIFIERS = "identifiers"
 #: Bumped when the head's files or features change meaning; older folders are refused.
 FORMAT = 1
+#: Separator punctuation trimmed from the pieces of a cut span (as gen.text.units).
+_EDGE = ".,;:!?…–—-()"
 #: Below this many characters the language guess is not trusted.
 _MIN_CHARS_FOR_LANGUAGE = 40
 
@@ -77,8 +84,15 @@ class EncoderDetector:
             raise UsageError(f"{self.folder / HEAD_FILE}: not an encoder head ({exc})") from None
         self.unit = str(info["unit"])
         self.languages = list(info["languages"])
-        #: Every class but the first, "none".
-        self.labels = self.classes[1:]
+        self.identifier_labels = set(info.get("identifiers", []))
+        self.identifiers = None
+        if self.identifier_labels:
+            from gen.train import load_detector
+
+            self.identifiers = load_detector(self.folder / IDENTIFIERS)
+        #: Every class but the first ("none"), then the identifier labels.
+        self.labels = [*self.classes[1:], *sorted(self.identifier_labels)]
+        self.categories = self.classes[1:]
 
     def language(self, text: str) -> str:
         if len(self.languages) > 1 and len(text) >= _MIN_CHARS_FOR_LANGUAGE:
@@ -108,12 +122,37 @@ class EncoderDetector:
 
     def predict(self, texts: Sequence[str]) -> list[list[Span]]:
         found = []
-        for units, probabilities in self.unit_scores(texts):
+        identifiers = self.identifiers.predict(texts) if self.identifiers else None
+        for index, (units, probabilities) in enumerate(self.unit_scores(texts)):
             spans = []
             for (start, end), row in zip(units, probabilities, strict=True):
                 best = int(np.argmax(row[1:]))
                 if row[1 + best] >= self.thresholds[best]:
-                    label = self.labels[best]
+                    label = self.categories[best]
                     spans.append(Span(start, end, label, SOURCE, score=float(row[1 + best])))
+            if identifiers is not None:
+                kept = [s for s in identifiers[index] if s.label in self.identifier_labels]
+                spans = sorted(kept + cut_around(texts[index], spans, kept), key=lambda s: s.start)
             found.append(spans)
         return found
+
+
+def cut_around(text: str, spans: Sequence[Span], holes: Sequence[Span]) -> list[Span]:
+    """`spans` without the characters of `holes`: each left piece trimmed of whitespace and
+    separator punctuation, and kept when it holds a letter or digit."""
+    pieces = []
+    for span in spans:
+        start = span.start
+        inside = sorted(
+            (h for h in holes if h.start < span.end and span.start < h.end), key=lambda h: h.start
+        )
+        for stop, resume in [*((h.start, h.end) for h in inside), (span.end, span.end)]:
+            low, high = start, min(stop, span.end)
+            while low < high and (text[low].isspace() or text[low] in _EDGE):
+                low += 1
+            while high > low and (text[high - 1].isspace() or text[high - 1] in _EDGE):
+                high -= 1
+            if any(c.isalnum() for c in text[low:high]):
+                pieces.append(replace(span, start=low, end=high))
+            start = max(start, resume)
+    return pieces

@@ -10,8 +10,10 @@ a second training or a learning curve costs seconds.
 
 A unit learns a label when that label's spans cover at least `--unit-cover` of its
 visible characters, or more than half of one of its spans lies in it (a fact told in a
-clause of a longer sentence). Identifiers (names, IBANs...) are not unit-sized: this
-trainer leaves them to the spaCy trainer.
+clause of a longer sentence). Identifiers (names, IBANs...) are not unit-sized: when the
+train split has any, a spaCy model (gen.train.spacy_trainer, with `gen train`'s spaCy
+options) is trained beside the head into `identifiers/` of the same folder, and the
+detector takes identifier spans from it (`--identifiers none` leaves them out).
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ import numpy as np
 from gen.backends.llama_cpp_encoder import DEFAULT_OVERLAP, DEFAULT_WINDOW
 from gen.backends.models import embedded_model_path
 from gen.core.errors import UsageError
+from gen.core.files import write_json_atomic
 from gen.core.packs import load_categories
 from gen.core.records import Record
-from gen.train import TrainSettings, require
+from gen.train import DETECTOR_FILE, TrainSettings, require
 from gen.train.data import TrainingData
-from gen.train.encoder_detector import FORMAT, HEAD_FILE, EncoderDetector
+from gen.train.encoder_detector import FORMAT, HEAD_FILE, IDENTIFIERS, EncoderDetector
 from gen.train.encoder_features import (
     EncoderSpec,
     shared_cache,
@@ -38,6 +41,7 @@ from gen.train.encoder_features import (
     unit_features,
     unit_labels,
 )
+from gen.train.spacy_trainer import SpacyTrainer
 
 #: Inverse regularization strength of the head (prototype and dev split: 0.5).
 REGULARIZATION = 0.5
@@ -58,21 +62,28 @@ def special_labels() -> list[str]:
 
 class EncoderTrainer:
     name: ClassVar[str] = "encoder"
-    export_format: ClassVar[str] = "jsonl"
+    #: The spaCy DocBins for the identifiers' model; the head reads the records' spans.
+    export_format: ClassVar[str] = "spacy"
 
     def check(self, settings: TrainSettings) -> None:
         require("sklearn", "train")
+        if settings.identifiers == "spacy":
+            SpacyTrainer().check(settings)
         path = encoder_path(settings)
         if not path.is_file():
             raise UsageError(f"--encoder {path}: file not found; expected a .gguf model file")
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
-        names = ("base_model", "epochs", "patience", "batch_size", "learning_rate", "component")
-        names += ("max_span_words", "length", "stride", "class_weights", "device")
-        return dict.fromkeys(names, "--trainer encoder")
+        unused = dict.fromkeys(("length", "stride", "class_weights", "device"), "--trainer encoder")
+        if settings.identifiers == "none":
+            names = ("base_model", "epochs", "patience", "batch_size", "learning_rate")
+            unused |= dict.fromkeys(
+                (*names, "component", "max_span_words"), "--trainer encoder --identifiers none"
+            )
+        return unused
 
     def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
-        return {}
+        return SpacyTrainer().export_settings(settings)
 
     def fit(
         self, data: TrainingData, folder: Path, settings: TrainSettings, work: Path
@@ -114,7 +125,16 @@ class EncoderTrainer:
             thresholds = _best_thresholds(_softmax(logits), y_dev, dev_weights, labels)
         np.savez(folder / HEAD_FILE, **arrays, classes=np.array(classes), thresholds=thresholds)
         positives = Counter(label for label in y_train if label)
+        identifiers = _identifier_labels(train)
+        if identifiers and settings.identifiers == "spacy":
+            spacy_info = SpacyTrainer().fit(data, folder / IDENTIFIERS, settings, work)
+            write_json_atomic(
+                folder / IDENTIFIERS / DETECTOR_FILE, {"trainer": "spacy", **spacy_info}
+            )
+        else:
+            identifiers = []
         return {
+            "identifiers": identifiers,
             "format": FORMAT,
             "encoder": str(spec.path.resolve()),
             "encoder_sha256": spec.sha256,
@@ -131,6 +151,12 @@ class EncoderTrainer:
 
     def load(self, folder: Path, info: dict[str, Any]) -> EncoderDetector:
         return EncoderDetector(folder, info)
+
+
+def _identifier_labels(records: Sequence[Record]) -> list[str]:
+    """The train split's labels that are neither special categories nor negatives."""
+    others = {*special_labels(), *load_categories().negative_labels}
+    return sorted({s.label for r in records for s in r.spans} - others)
 
 
 def _units(
