@@ -26,7 +26,7 @@ from gen.evaluate.run import evaluate
 from gen.importing import RecordDefaults
 from gen.importing.run import import_files
 from gen.train import TrainSettings, load_detector
-from gen.train.encoder_detector import HEAD_FILE
+from gen.train.encoder_detector import HEAD_FILE, IDENTIFIERS, cut_around
 from gen.train.encoder_features import (
     EncoderSpec,
     TokenVectorCache,
@@ -114,6 +114,15 @@ def test_unit_labels_take_a_clause_told_inside_a_longer_sentence() -> None:
     ]
 
 
+def test_a_unit_span_is_cut_around_the_identifiers_inside_it() -> None:
+    text = "Dr. Anna Rossi (anna@example.org) treats his asthma."
+    unit = Span(0, len(text), "health")
+    holes = [Span(4, 14, "PERSON"), Span(16, 32, "EMAIL")]
+    pieces = cut_around(text, [unit], holes)
+    assert [text[s.start : s.end] for s in pieces] == ["Dr", "treats his asthma"]
+    assert all(s.label == "health" for s in pieces)
+
+
 def test_training_writes_a_detector_that_learned_its_documents(trained, gold_run) -> None:
     folder = trained.folder
     info = json.loads((folder / "detector.json").read_text())
@@ -121,6 +130,8 @@ def test_training_writes_a_detector_that_learned_its_documents(trained, gold_run
     assert info["encoder_sha256"] == EncoderSpec.of(embedded_model_path(), 1, 0).sha256
     assert set(info["labels"]) <= set(special_labels()) and info["labels"]
     assert (folder / HEAD_FILE).is_file() and (folder / "README.md").is_file()
+    # The gold documents' identifiers are learned by the spaCy model beside the head.
+    assert "PERSON" in info["identifiers"] and (folder / IDENTIFIERS / "model").is_dir()
     records = [r for r in read_record_file(GOLD_DEV, "gold")][:16]
     detector = load_detector(folder)
     predicted = detector.predict([r.text for r in records])
