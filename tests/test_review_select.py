@@ -1,14 +1,21 @@
-"""The rules of `gen review push --select` on fake detectors, and exclusions."""
+"""`gen review push --select`: the rules on fake detectors, exclusions, and the CLI."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
+from review_data import make_run
 
+from gen.cli import main
 from gen.core.errors import UsageError
 from gen.core.records import Record, Span
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
 from gen.review.select import choose, disagreement, select_ids, unit_uncertainty
 
 #: Thresholds of the fake encoder detector's labels.
@@ -119,3 +126,52 @@ def test_rules_refuse_a_missing_or_unread_detector() -> None:
         select_ids([doc("a")], "random", 1, detector=SpanDetector({}))
     with pytest.raises(UsageError, match="unknown --select"):
         select_ids([doc("a")], "loudest", 1)
+
+
+# -- gen review push --select --------------------------------------------------------------
+
+
+def _model_folder(root: Path) -> Path:
+    root.mkdir()
+    (root / "detector.json").write_text(json.dumps({"trainer": "encoder"}))
+    return root
+
+
+def test_push_refuses_selections_that_cannot_work_in_one_line(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "run")
+    model = _model_folder(tmp_path / "model")
+    cases = [
+        (["--select", "uncertain", "--sample", "2"], "--select uncertain needs --detector"),
+        (["--select", "random"], "--select random needs --sample N"),
+        (["--detector", str(model)], "--detector is read only by --select"),
+        (["--select", "random", "--sample", "1", "--stratify", "label"], "--stratify"),
+        (["--select", "disagreement", "--sample", "1", "--detector", str(tmp_path)],
+         "has no detector.json"),
+    ]  # fmt: skip
+    env = {"LABEL_STUDIO_API_KEY": "token"}
+    for options, message in cases:
+        args = ["review", "push", "--run", str(run), "--url", "http://127.0.0.1:9", *options]
+        result = CliRunner().invoke(main, args, env=env)
+        assert result.exit_code == 2, result.output
+        assert message in result.output and result.output.count("\n") == 1, result.output
+    assert not (run / "review").exists()
+
+
+def test_push_out_writes_exactly_the_selected_tasks_without_the_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = {name: f"{name} was treated for diabetes." for name in ("Anna", "Bob", "Carl", "Dan")}
+    records = [doc(name.lower(), text, Span(0, len(name), "health", "llm_censor"))
+               for name, text in texts.items()]  # fmt: skip
+    run = make_run(tmp_path / "run", records)
+    with RecordTable(RunPaths(run).gold) as gold:  # anna: the detector disagrees most, reviewed
+        gold.extend(records[:1])
+    found = {texts["Anna"]: [], texts["Bob"]: [], texts["Carl"]: records[2].spans}
+    monkeypatch.setattr("gen.review.push.load_detector", lambda folder: SpanDetector(found))
+    model = _model_folder(tmp_path / "model")
+    args = ["review", "push", "--run", str(run), "--out", str(tmp_path / "out"),
+            "--select", "disagreement", "--sample", "2", "--detector", str(model)]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    tasks = json.loads((tmp_path / "out" / "tasks.json").read_text())
+    assert sorted(t["data"]["gen_id"] for t in tasks) == ["bob", "dan"]
