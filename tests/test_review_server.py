@@ -18,6 +18,7 @@ from gen.cli import main
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.review.select import select_ids
 
 pytestmark = pytest.mark.server
 
@@ -144,6 +145,25 @@ def test_two_reviewers_are_kept_and_prefer_picks(server, client, tmp_path: Path)
     preferred = gen(server, "pull", "--run", str(run), "--prefer", server.email)
     assert preferred.exit_code == 0
     assert gold_spans(run)["doc-emoji"] == [expected(EMOJI, "Anna Rossi", "PERSON")]
+
+
+def test_push_select_sends_the_selected_and_new_ones_each_round(server, client, tmp_path) -> None:
+    items = [*records(), accents_record()]
+    run = make_run(tmp_path / "select-rounds", items)
+    with RecordTable(RunPaths(run).gold) as gold:  # reviewed already: never selected
+        gold.extend(items[:1])
+    select = ["push", "--run", str(run), "--select", "random", "--sample", "1", "--seed", "5"]
+    first = gen(server, *select)
+    assert first.exit_code == 0 and "1 tasks pushed" in first.output, first.output
+    project_id = json.loads((RunPaths(run).review / "project.json").read_text())["project_id"]
+    chosen = select_ids(items, "random", 1, seed=5, exclude={items[0].id})
+    assert sorted(tasks_by_record(client, project_id)) == chosen
+    second = gen(server, *select)
+    assert "1 tasks pushed" in second.output and "2 already pushed or reviewed" in second.output
+    rest = {item.id for item in items[1:]}
+    assert sorted(tasks_by_record(client, project_id)) == sorted(rest)
+    last = gen(server, *select)
+    assert last.exit_code == 0 and "0 tasks pushed, 0 already there (of 0 selected)" in last.output
 
 
 def test_changed_text_other_project_bad_token_and_missing_labels(
