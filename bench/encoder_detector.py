@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--dev-share", type=float, default=0.15)
     parser.add_argument("--score", type=Path, nargs="+", required=True)
     parser.add_argument("--sizes", default=None, help="training documents per curve point")
-    parser.add_argument("--unit", default="sentence")
+    parser.add_argument("--unit", default="clause")
     parser.add_argument("--unit-cover", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -144,7 +144,7 @@ from gen.train.run import train_detector
 @click.option(
     "--unit",
     type=click.Choice(UNITS),
-    default="sentence",
+    default="clause",
     show_default=True,
     help="encoder: what one predicted span covers.",
 )

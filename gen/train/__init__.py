@@ -67,7 +67,7 @@ class TrainSettings:
     #: encoder: the GGUF model whose vectors the head reads (None: the embedded model).
     encoder: str | None = None
     #: encoder: what one label covers (`sentence` or `clause`, gen.text.units).
-    unit: str = "sentence"
+    unit: str = "clause"
     #: encoder: a unit learns a label its spans cover this share of (see encoder_trainer).
     unit_cover: float = 0.5
     #: encoder: `spacy` trains a spaCy model for the identifier labels beside the head.

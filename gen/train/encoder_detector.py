@@ -39,7 +39,7 @@ HEAD_FILE = "encoder_head.npz"
 #: The sub-folder of the identifiers' spaCy model (encoder_trainer).
 IDENTIFIERS = "identifiers"
 #: Bumped when the head's files or features change meaning; older folders are refused.
-FORMAT = 1
+FORMAT = 2
 #: Separator punctuation trimmed from the pieces of a cut span (as gen.text.units).
 _EDGE = ".,;:!?…–—-()"
 #: Below this many characters the language guess is not trusted.

@@ -6,7 +6,8 @@ plan did not name, imported documents, other languages. No prompt and no generat
 encoder detector reads one forward pass per document (gen.train.encoder_detector), so it
 labels many times faster than the prompted strategies. Spans keep the detector's score;
 the detector's own thresholds (chosen on its training run's dev split) decide what is
-kept, and `--min-score`, when given, raises them.
+kept, and `--min-score`, when given, raises them (spans without a score, the identifiers of
+a spaCy model, are kept).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class DetectorLabeler:
         spans = [
             Span(s.start, s.end, s.label, SOURCE, quality=s.quality, score=s.score)
             for s in found
-            if self.min_score is None or (s.score or 0.0) >= self.min_score.of(s.label)
+            if self.min_score is None or s.score is None or s.score >= self.min_score.of(s.label)
         ]
         return StrategyOutcome(NAME, OK, spans=spans, details={"found": len(found)})
 
