@@ -104,6 +104,7 @@ class DocumentCall:
             n_ctx=self.options.backend.n_ctx,
             language=self.spec.language,
             rejects=self.paths.rejects(STAGE),
+            fact_style=self.spec.disclosures.style if self.spec.disclosures else None,
         )
 
     def check_context(self) -> None:
