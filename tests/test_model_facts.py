@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
-from fakes import ScriptedBackend
+from fakes import ScriptedBackend, SlowBackend
 from planned_fakes import writer
 
 from gen.backends.base import GenerationRequest
@@ -144,3 +147,45 @@ def test_the_facts_request_names_the_topic_and_the_count(language: str) -> None:
     parts = facts_parts(pack, item, "judicial", 2)
     assert item.persona["name"] in parts.instruction and " 2 " in parts.instruction
     assert pack.facts.categories["judicial"].topic in parts.instruction
+
+
+def test_ctrl_c_abandons_the_request_in_flight_and_a_rerun_loses_and_repeats_nothing(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C in the middle of an item's facts request stops at the next token: neither that
+    request nor the item's document request runs to its end, and the re-run ends with every
+    document once, the ones stored before unchanged."""
+    paths = RunPaths(tmp_path)
+    spec = PlanSpec(language="en", category="health", disclosures=DisclosureSpec(facts="model"))
+    options = DocumentsOptions(spec, n=4)
+    written = fact_writer(good=True)
+    documents_answered = []
+    interrupted: list[float] = []
+
+    def reply(request: GenerationRequest) -> str:
+        backend.slow = len(documents_answered) >= 2  # the third item is slow
+        if not FACT_REQUEST.search(request.prompt):
+            documents_answered.append(request)
+        return written(request)
+
+    def ctrl_c(request: GenerationRequest, number: int) -> None:
+        if number == 5 and not interrupted:
+            interrupted.append(time.monotonic())
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    backend = SlowBackend(reply, tokens=100, token_seconds=0.05, on_token=ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        generate_run(paths, options, backend)
+    stopped_after = time.monotonic() - interrupted[0]
+    assert stopped_after < 2, f"stopped {stopped_after:.1f} s after Ctrl-C"
+    assert len(backend.abandoned) == 1 and FACT_REQUEST.search(backend.abandoned[0].prompt)
+    assert len(documents_answered) == 2  # the third item's document was never asked for
+    kept = {r.id: r.text for r in RecordTable(paths.documents).read()}
+    assert len(kept) == 2
+    assert not RecordTable(paths.rejects("documents")).exists()
+    generate_run(paths, options, ScriptedBackend(written))
+    final = RecordTable(paths.documents).read()
+    assert len(final) == 4 == len({r.id for r in final})
+    assert {r.id: r.text for r in final if r.id in kept} == kept
+    plan = next(iter(json.loads(paths.manifest("documents").read_text())["plans"].values()))
+    assert [run["status"] for run in plan["runs"]] == ["interrupted", "complete"]

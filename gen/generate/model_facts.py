@@ -14,11 +14,12 @@ answers hold no fact at all is rejected as `facts_failed`, with the answers.
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from gen.backends.base import Backend, GenerationRequest
+from gen.backends.base import Backend, GenerationRequest, check_abandoned
 from gen.backends.prompting import PromptParts
 from gen.core.pack_facts import ModelFacts
 from gen.core.packs import LanguagePack
@@ -98,10 +99,15 @@ def facts_parts(pack: LanguagePack, item: PlanItem, category: str, wanted: int) 
 
 
 def ask_facts(
-    backend: Backend, prompter: Prompter, pack: LanguagePack, item: PlanItem
+    backend: Backend,
+    prompter: Prompter,
+    pack: LanguagePack,
+    item: PlanItem,
+    abandon: threading.Event | None = None,
 ) -> WrittenFacts:
     """One request per category the item is to disclose; a failed request raises (the
-    caller stores the item as a model error)."""
+    caller stores the item as a model error), and so does one sent or running once
+    `abandon` is set (`RequestAbandoned`)."""
     written = WrittenFacts()
     settings = pack.facts.model
     for category, wanted in Counter(d.category for d in item.disclosures).items():
@@ -110,7 +116,9 @@ def ask_facts(
             prompt=rendered.text,
             sampling=sampling_for(pack, rendered, settings.max_tokens),
             seed=derive_seed(item.seed, "facts", category),
+            abandon=abandon,
         )
+        check_abandoned(request)
         completion = backend.generate(request)
         written.completion_tokens += completion.completion_tokens
         written.seconds += completion.seconds
