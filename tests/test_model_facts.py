@@ -56,6 +56,30 @@ def test_repeats_long_lines_and_lines_without_letters_are_dropped() -> None:
     assert [d["why"] for d in dropped] == ["repeated", "too_long", "no_letters"]
 
 
+def test_a_line_that_opens_with_the_full_name_loses_all_of_it() -> None:
+    persona = {"name": "Andre Russell", "first_name": "Andre", "last_name": "Russell"}
+    answer = (
+        "1. Andre Russell, a 28-year-old dentist, takes metformin for type 2 diabetes.\n"
+        "2. Andre Russell: was diagnosed with asthma in 2010.\n"
+        "3. Andre Russell uses a peak flow meter every morning.\n"
+    )
+    facts, _ = parse_facts(answer, persona, SETTINGS, wanted=3)
+    assert facts == [
+        "takes metformin for type 2 diabetes",
+        "was diagnosed with asthma in 2010",
+        "uses a peak flow meter every morning",
+    ]
+
+
+def test_an_echo_of_the_request_is_no_fact() -> None:
+    topic = "their political opinions or their trade-union membership: a party, a union, a role"
+    request = f"Write 2 short facts about Maria Rossi that disclose {topic}, a campaign."
+    answer = "A Party, a Union, a Role, a Campaign\nhas voted Green at every election since 2010\n"
+    facts, dropped = parse_facts(answer, PERSONA, SETTINGS, wanted=2, request=request)
+    assert facts == ["has voted Green at every election since 2010"]
+    assert dropped == [{"line": "A Party, a Union, a Role, a Campaign", "why": "echo"}]
+
+
 FACT_REQUEST = re.compile(r"Write (\d+) short facts about (.+?) that disclose")
 
 
