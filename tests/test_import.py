@@ -319,3 +319,10 @@ def test_a_text_file_of_an_unknown_language_is_named(tmp_path):
     with pytest.raises(UsageError, match=r"^x\.txt: record x: no prompts for language 'xx'"):
         check_fields(read_files([tmp_path / "x.txt"], "documents", RecordDefaults(language="xx")),
                      "documents", RecordDefaults(), None)  # fmt: skip
+
+
+def test_a_text_files_byte_order_mark_is_dropped_like_its_crlf(tmp_path):
+    path = tmp_path / "letter.txt"
+    path.write_bytes("\ufeffDear Anna,\r\nall is well.\r\n".encode())
+    (record,) = read_files([path], "documents", RecordDefaults())
+    assert record.text == "Dear Anna,\nall is well.\n"

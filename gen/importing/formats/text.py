@@ -1,4 +1,5 @@
-"""Plain text: one `.txt` file is one document (no labels)."""
+"""Plain text: one `.txt` file is one document (no labels). Line ends become "\n" and a
+UTF-8 byte order mark is dropped, as editors on Windows write both."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ class TextReader:
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
             raise ImportFileError(path, f"not UTF-8 text (byte {exc.start})") from None
         if not text.strip():
