@@ -326,3 +326,23 @@ def test_a_text_files_byte_order_mark_is_dropped_like_its_crlf(tmp_path):
     path.write_bytes("\ufeffDear Anna,\r\nall is well.\r\n".encode())
     (record,) = read_files([path], "documents", RecordDefaults())
     assert record.text == "Dear Anna,\nall is well.\n"
+
+
+def test_predict_reads_text_files_by_the_rule_of_import(tmp_path):
+    """One rule for both: an empty .txt in a folder is refused by each, a single .txt file
+    is read by each, with the same text and id."""
+    from gen.predict.run import read_inputs
+
+    single = tmp_path / "one.txt"
+    single.write_bytes("\ufeffDear Anna,\r\nall is well.".encode())
+    imported = read_files([single], "documents", RecordDefaults())
+    predicted = read_inputs(single)
+    assert [(r.id, r.text) for r in predicted] == [(r.id, r.text) for r in imported]
+    folder = tmp_path / "letters"
+    folder.mkdir()
+    (folder / "a.txt").write_text("First letter.", encoding="utf-8")
+    (folder / "empty.txt").write_text(" \n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"empty\.txt: the file is empty"):
+        read_files([folder], "documents", RecordDefaults())
+    with pytest.raises(UsageError, match=r"empty\.txt: the file is empty"):
+        read_inputs(folder)

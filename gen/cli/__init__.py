@@ -75,7 +75,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "predict": (
         "gen.cli.predict:predict",
         "Find sensitive spans in INPUT (JSONL/Parquet records, a record folder, a run "
-        "folder with --split, or a folder of .txt files) with a detector from gen "
+        "folder with --split, or .txt files) with a detector from gen "
         "train; long documents are windowed with overlap and merged back to exact "
         "character offsets.",
     ),
