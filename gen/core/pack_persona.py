@@ -26,7 +26,9 @@ PATTERN_FIELDS = ("first_name", "last_name", "company", "city", "number")
 
 
 def _check_patterns(patterns: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-    allowed = (*PATTERN_FIELDS, *(info.data.get("lists") or {}))
+    if "lists" not in info.data:  # the lists are wrong, and said so already
+        return patterns
+    allowed = (*PATTERN_FIELDS, *info.data["lists"])
     for pattern in patterns:
         check_placeholders(pattern, allowed)
         check_no_slash_form(pattern)
