@@ -50,6 +50,12 @@ from gen.importing.run import TARGETS, import_files, listed
     help="Replace stored records whose id comes again with another text or other fields "
     "(without it, such an import is refused).",
 )
+@click.option(
+    "--allow-unknown-labels",
+    is_flag=True,
+    help="--as gold: import spans whose label no category of the packs nor PII set knows "
+    "(without it, such a file is refused); the summary counts them.",
+)
 def import_command(
     files: tuple[Path, ...],
     run_dir: Path,
@@ -60,6 +66,7 @@ def import_command(
     language: str,
     prompts_dir: Path | None,
     overwrite: bool,
+    allow_unknown_labels: bool,
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
 
@@ -68,7 +75,14 @@ def import_command(
     category and language is validated before anything is written."""
     defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
     report = import_files(
-        run_dir, files, target, defaults, format_name, prompts_dir=prompts_dir, overwrite=overwrite
+        run_dir,
+        files,
+        target,
+        defaults,
+        format_name,
+        prompts_dir=prompts_dir,
+        overwrite=overwrite,
+        allow_unknown_labels=allow_unknown_labels,
     )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
     replaced = f", {report.replaced} replaced" if report.replaced else ""
@@ -76,6 +90,9 @@ def import_command(
         f"{report.added} records added{replaced} to {report.table} "
         f"({report.already_present} already there); spans: {spans}"
     )
+    if report.unknown_labels:
+        unknown = ", ".join(f"{label} {n}" for label, n in sorted(report.unknown_labels.items()))
+        click.echo(f"labels no pack or PII set knows, kept (--allow-unknown-labels): {unknown}")
     if report.skipped:
         click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")
     if report.labeled_before:

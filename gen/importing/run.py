@@ -27,6 +27,7 @@ from gen.importing import (
     reader_for,
     readers,
 )
+from gen.importing.labels import known_labels, refuse_unknown_labels, unknown_labels
 
 TARGETS = ("documents", "gold")
 
@@ -44,6 +45,8 @@ class ImportReport:
     by_format: Counter[str] = field(default_factory=Counter)
     #: Files inside the folders given that no reader takes (README.md...), left out.
     skipped: list[Path] = field(default_factory=list)
+    #: Spans per label no pack or PII set knows, imported with `allow_unknown_labels`.
+    unknown_labels: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,14 @@ def listed(paths: Sequence[Path], limit: int = 10) -> str:
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
-def read_inputs(inputs: Sequence[Input], target: str, defaults: RecordDefaults) -> list[Record]:
+def read_inputs(
+    inputs: Sequence[Input],
+    target: str,
+    defaults: RecordDefaults,
+    known: set[str] | None = None,
+) -> list[Record]:
+    """Every record of `inputs`, checked; gold spans of a label outside `known` (when given)
+    are refused, naming the file."""
     if target not in TARGETS:
         raise UsageError(f"--as {target!r}: expected one of {', '.join(TARGETS)}")
     records: list[Record] = []
@@ -139,6 +149,8 @@ def read_inputs(inputs: Sequence[Input], target: str, defaults: RecordDefaults) 
             if target == "documents":
                 record = replace(record, spans=[], source="import")
             records.append(record)
+        if target == "gold" and known is not None:
+            refuse_unknown_labels(path, found, known)
     return records
 
 
@@ -181,14 +193,17 @@ def import_files(
     *,
     prompts_dir: Path | None = None,
     overwrite: bool = False,
+    allow_unknown_labels: bool = False,
 ) -> ImportReport:
     """Add the records of `paths` to `RUN/documents` or `RUN/gold`. An id already there with
     the same record adds nothing (re-importing a file is a no-op); with another text or other
-    fields it is refused, or replaced with `overwrite`."""
+    fields it is refused, or replaced with `overwrite`. A gold label no pack or PII set knows
+    is refused, or imported with `allow_unknown_labels` (and counted in the report)."""
     defaults = defaults or RecordDefaults()
     check_fields([], target, defaults, prompts_dir)
     inputs, skipped = find_inputs(paths, format_name)
-    records = read_inputs(inputs, target, defaults)
+    known = known_labels(prompts_dir) if target == "gold" else None
+    records = read_inputs(inputs, target, defaults, None if allow_unknown_labels else known)
     check_fields(records, target, defaults, prompts_dir)
     paths_of = RunPaths(Path(run))
     table_path = paths_of.documents if target == "documents" else paths_of.gold
@@ -216,6 +231,8 @@ def import_files(
     report.already_present = len(records) - len(new) - len(changed)
     imported = new + list(changed.values())
     report.spans.update(s.label for r in imported for s in r.spans)
+    if known is not None:
+        report.unknown_labels = unknown_labels(imported, known)
     report.by_format.update(str(r.meta.get("imported_from", "")) for r in imported)
     if changed and target == "documents" and paths_of.labeled.is_dir():
         labeled = RecordTable(paths_of.labeled).ids()
