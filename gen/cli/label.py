@@ -20,6 +20,7 @@ from gen.cli.options import (
     shard_option,
 )
 from gen.core.errors import UsageError
+from gen.core.packs import load_categories
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.text.units import UNITS
@@ -134,7 +135,6 @@ def _strategy_help() -> str:
     "--min-score",
     default=str(DEFAULT_MIN_SCORE),
     show_default=True,
-    callback=lambda _ctx, _param, value: MinScore.parse(value),
     help="Drop scored spans whose label probability is below this: one value, or one for "
     "every label followed by label=value pairs.",
 )
@@ -160,7 +160,7 @@ def label(
     categories: str,
     answers: str,
     context: str,
-    min_score: MinScore,
+    min_score: str,
     seed: int,
     prompts_dir: Path | None,
     prompt_format: str | None,
@@ -169,6 +169,8 @@ def label(
     **kwargs: Any,
 ) -> None:
     """Label RUN/documents with character spans into RUN/labeled (resumable)."""
+    # Parsed here, not by click: a label is checked against the categories of --prompts.
+    min_scores = MinScore.parse(min_score, load_categories(prompts_dir).sensitive)
     backend_opts = backend_options_from(kwargs)
     paths = RunPaths(run_dir)
     require_documents(paths)
@@ -184,7 +186,7 @@ def label(
         categories=categories,
         answers=answers,
         context=context,
-        min_score=min_score,
+        min_score=min_scores,
         prompts_dir=prompts_dir,
         shard=shard,
         load_backend=partial(make_backend, backend_opts) if needs_model else None,
