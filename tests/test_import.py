@@ -387,3 +387,17 @@ def test_a_gold_label_no_pack_or_pii_set_knows_is_refused_or_kept_on_request(tmp
         main, ["import", str(gold), "--run", str(tmp_path / "docs"), "--as", "documents"]
     )
     assert documents.exit_code == 0, documents.output  # documents keep no span
+
+
+def test_the_conll_round_trip_keeps_the_record_ids(tmp_path):
+    """The export writes each record's id on its -DOCSTART- line; the import reads it back.
+    A document line without one gives `<file>-<n>`, as before."""
+    records = [*_gold_records(), Record("a b\tc", "Tab in the id.", "other", "note", "en", "gold")]
+    _export("conll", records, tmp_path / "out")
+    conll = tmp_path / "out" / "test.conll"
+    assert conll.read_text(encoding="utf-8").startswith('-DOCSTART-\tO\tid="g1"\n\n')
+    imported = read_files([conll], "gold", RecordDefaults())
+    assert [r.id for r in imported] == ["g1", "g2", "a b\tc"]
+    hand = tmp_path / "hand.conll"
+    hand.write_text("-DOCSTART- O\n\nok O\n\n-DOCSTART-\tO\n\nfine\tO\n", encoding="utf-8")
+    assert [r.id for r in read_files([hand], "gold", RecordDefaults())] == ["hand-0", "hand-1"]
