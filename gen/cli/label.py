@@ -71,8 +71,23 @@ def report(summary: LabelSummary, paths: RunPaths) -> None:
         for category, row in rows.items():
             click.echo(
                 f"  {category:<12} {row['documents']:>5} {row['tokens']:>7} "
-                f"{_number(row['kappa']):>6} {_number(row['f1']):>6}"
+                + _agreement_cells(pair, row)
             )
+
+
+def _agreement_cells(pair: str, row: dict[str, Any]) -> str:
+    """Kappa and F1, or why there is nothing to compare (a side marked no token)."""
+    first, _, second = pair.partition(" vs ")
+    empty = [
+        name
+        for name, positives in ((first, row["first_positive"]), (second, row["second_positive"]))
+        if not positives
+    ]
+    if len(empty) == 2:
+        return "nothing to compare: neither marked a token"
+    if empty:
+        return f"nothing to compare: {empty[0]} marked no token"
+    return f"{_number(row['kappa']):>6} {_number(row['f1']):>6}"
 
 
 def _strategy_list(ctx: click.Context, param: click.Parameter, value: str) -> str:
