@@ -12,6 +12,7 @@ RUN ?= outputs/demo
 # Any GGUF instead of the embedded SmolLM2-135M: make run MODEL=~/models/qwen2.5-7b.gguf
 MODEL ?=
 MODEL_OPTION := $(if $(MODEL),--model $(MODEL))
+ENCODER_OPTION := $(if $(MODEL),--encoder $(MODEL))
 BIN := $(VENV)/bin
 # Label Studio for the `gen review` tests, in a venv of its own so that its pinned
 # dependencies never touch gen's (about 2.5 minutes to install on 2 cores), with a
@@ -55,8 +56,9 @@ run: $(VENV)/.installed
 	$(BIN)/gen stats --run $(RUN)
 	$(BIN)/gen inspect --run $(RUN) --out $(RUN)/inspect.html
 	$(BIN)/gen train --run $(RUN) --gold bench/gold/gold-test.jsonl
+	$(BIN)/gen train --run $(RUN) --trainer encoder --identifiers none --gold bench/gold/gold-test.jsonl $(ENCODER_OPTION)
 	@echo
-	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/ stats/ inspect.html models/spacy/"
+	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/ stats/ inspect.html models/spacy/ models/encoder/"
 
 test: $(VENV)/.installed-test $(LS_TEMPLATE)
 	$(BIN)/ruff check .

@@ -18,9 +18,16 @@ from gen.core.records import Span
 from gen.text.words import word_owners, word_spans
 
 
+def token_labels(text: str, spans: Iterable[Span]) -> list[str | None]:
+    """Per word of `text` (the words of eval and the exports): the label of the span that
+    owns it (`word_owners`), None outside every span."""
+    owners = word_owners(word_spans(text), list(spans))
+    return [None if owner is None else owner.label for owner in owners]
+
+
 def token_flags(text: str, spans: Iterable[Span]) -> list[bool]:
-    """Per word of `text` (the words of eval and the exports): does any span overlap it?"""
-    return [owner is not None for owner in word_owners(word_spans(text), list(spans))]
+    """Per word of `text`: does any span overlap it?"""
+    return [label is not None for label in token_labels(text, spans)]
 
 
 def cohen_kappa(first: Sequence[bool], second: Sequence[bool]) -> float | None:

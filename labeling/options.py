@@ -60,6 +60,10 @@ class LabelOptions:
     #: number is the same threshold for every label.
     min_score: MinScore | float = DEFAULT_MIN_SCORE
     prompts_dir: Path | None = None
+    #: `--strategy detector`: the --out folder of `gen train`.
+    detector: Path | None = None
+    #: `--strategy detector`: `--min-score` when given (None: the detector's own thresholds).
+    detector_min_score: MinScore | None = None
     #: The model, already loaded (gen bench, benchmarks, tests); None when no chosen
     #: strategy needs one or when `load_backend` is given.
     backend: Backend | None = None

@@ -348,47 +348,6 @@ def test_predict_reads_text_files_by_the_rule_of_import(tmp_path):
         read_inputs(folder)
 
 
-def test_a_gold_label_no_pack_or_pii_set_knows_is_refused_or_kept_on_request(tmp_path):
-    text = "Anna Rossi takes insulin. Odd thing here. Odd again."
-    rows = [
-        {
-            "id": "w1",
-            "text": text,
-            "spans": [
-                {"start": 0, "end": 10, "label": "PERSON"},
-                {"start": 11, "end": 24, "label": "health"},
-                {"start": 26, "end": 41, "label": "WEIRD_LABEL"},
-                {"start": 43, "end": 52, "label": "WEIRD_LABEL"},
-            ],
-        },
-        {
-            "id": "w2",
-            "text": "Born 3 May 1990.",
-            "spans": [{"start": 5, "end": 15, "label": "DATE"}],
-        },
-    ]
-    gold = _jsonl(tmp_path / "weird.jsonl", rows)
-    run = tmp_path / "run"
-    args = ["import", str(gold), "--run", str(run), "--as", "gold"]
-    refused = CliRunner().invoke(main, args)
-    assert refused.exit_code == 2, refused.output
-    assert refused.output.strip().splitlines() == [
-        f"error: {gold}: label 'WEIRD_LABEL' (2 spans) is no label of the packs' categories "
-        "nor a PII label; correct it, or pass --allow-unknown-labels to import it as it is"
-    ]
-    assert not RunPaths(run).gold.exists()
-    kept = CliRunner().invoke(main, [*args, "--allow-unknown-labels"])
-    assert kept.exit_code == 0, kept.output
-    assert "labels no pack or PII set knows, kept (--allow-unknown-labels): WEIRD_LABEL 2" in (
-        kept.output
-    )
-    assert len(RecordTable(RunPaths(run).gold).read()) == 2
-    documents = CliRunner().invoke(
-        main, ["import", str(gold), "--run", str(tmp_path / "docs"), "--as", "documents"]
-    )
-    assert documents.exit_code == 0, documents.output  # documents keep no span
-
-
 def test_the_conll_round_trip_keeps_the_record_ids(tmp_path):
     """The export writes each record's id on its -DOCSTART- line; the import reads it back.
     A document line without one gives `<file>-<n>`, as before."""

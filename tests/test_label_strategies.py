@@ -95,8 +95,8 @@ def make_run(tmp_path: Path) -> RunPaths:
 
 def test_the_registry_finds_the_shipped_strategies() -> None:
     names = [s.name for s in strategies()]
-    assert names == ["sentences", "censor", "inline"]
-    assert sources() == ("llm_sentences", "llm_censor", "llm_inline")
+    assert names == ["sentences", "censor", "inline", "detector"]
+    assert sources() == ("llm_sentences", "llm_censor", "llm_inline", "detector")
     assert parse_strategies("both") == ("sentences", "censor")
     assert parse_strategies("censor, sentences") == ("sentences", "censor")
     assert parse_strategies("all") == ("sentences", "censor", "inline")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gen.review.offsets import AnchorError, OffsetMap, anchor
+from gen.review.offsets import AnchorError, OffsetMap, anchor, anchor_ranges
 
 TEXT = "Ciao 😀😀 Zoë! 李小龍 🌱 votes."
 
@@ -61,3 +61,14 @@ def test_a_span_whose_text_is_elsewhere_is_refused_with_its_offsets_and_text() -
         anchor(offsets, 100, 105, "votes", "codepoint")
     with pytest.raises(AnchorError, match="no stored text"):
         anchor(offsets, start, start + 5, None, "codepoint")
+
+
+@pytest.mark.parametrize("unit", ["codepoint", "utf16"])
+def test_a_span_of_several_ranges_is_anchored_on_its_joined_text(unit: str) -> None:
+    offsets = OffsetMap.of(TEXT)
+    ranges = [(TEXT.index("Zoë"), TEXT.index("Zoë") + 3), (TEXT.index("🌱"), TEXT.index("🌱") + 1)]
+    stored = [tuple(offsets.to_unit(i, unit) for i in pair) for pair in ranges]
+    assert anchor_ranges(offsets, stored, "Zoë 🌱", "codepoint") == ranges
+    assert anchor_ranges(offsets, stored, "Zoë 🌱", "utf16") == ranges
+    assert anchor_ranges(offsets, stored, "Zoë|🌱", unit) is None
+    assert anchor_ranges(offsets, [(0, 4), (90, 95)], "Ciao x", unit) is None

@@ -18,6 +18,7 @@ from gen.cli import main
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.review.select import select_ids
 
 pytestmark = pytest.mark.server
 
@@ -146,6 +147,25 @@ def test_two_reviewers_are_kept_and_prefer_picks(server, client, tmp_path: Path)
     assert gold_spans(run)["doc-emoji"] == [expected(EMOJI, "Anna Rossi", "PERSON")]
 
 
+def test_push_select_sends_the_selected_and_new_ones_each_round(server, client, tmp_path) -> None:
+    items = [*records(), accents_record()]
+    run = make_run(tmp_path / "select-rounds", items)
+    with RecordTable(RunPaths(run).gold) as gold:  # reviewed already: never selected
+        gold.extend(items[:1])
+    select = ["push", "--run", str(run), "--select", "random", "--sample", "1", "--seed", "5"]
+    first = gen(server, *select)
+    assert first.exit_code == 0 and "1 tasks pushed" in first.output, first.output
+    project_id = json.loads((RunPaths(run).review / "project.json").read_text())["project_id"]
+    chosen = select_ids(items, "random", 1, seed=5, exclude={items[0].id})
+    assert sorted(tasks_by_record(client, project_id)) == chosen
+    second = gen(server, *select)
+    assert "1 tasks pushed" in second.output and "2 already pushed or reviewed" in second.output
+    rest = {item.id for item in items[1:]}
+    assert sorted(tasks_by_record(client, project_id)) == sorted(rest)
+    last = gen(server, *select)
+    assert last.exit_code == 0 and "0 tasks pushed, 0 already there (of 0 selected)" in last.output
+
+
 def test_changed_text_other_project_bad_token_and_missing_labels(
     server, client, tmp_path: Path
 ) -> None:
@@ -191,6 +211,47 @@ def test_changed_text_other_project_bad_token_and_missing_labels(
     assert "lacks the labels PERSON, judicial, politic" in lacking.output
     unknown = gen(server, "push", "--run", str(other), "--project", "9999")
     assert unknown.exit_code == 2 and "there is no project 9999" in unknown.output
+
+
+def test_an_export_of_a_project_gen_did_not_make_is_imported_as_gold(
+    server, client, tmp_path: Path
+) -> None:
+    """A team's own project (its own data fields, control names and labels): a task and an
+    annotation made through the API, exported as JSON and read by `gen import`."""
+    config = (
+        '<View><Header value="$title"/><Labels name="ner" toName="body">'
+        '<Label value="Person"/><Label value="Diagnosis"/></Labels>'
+        '<Text name="body" value="$body"/></View>'
+    )
+    project = client.projects.create(title="a team's own labels", label_config=config)
+    client.projects.import_tasks(project.id, request=[{"title": "Referral", "body": EMOJI}])
+    (task_id,) = [task.id for task in client.tasks.list(project=project.id)]
+    on_body = {"from_name": "ner", "to_name": "body"}
+    # One region as the browser stores it (code points), one as a JavaScript tool (UTF-16).
+    client.annotations.create(id=task_id, result=[
+        {**region(EMOJI, "Anna Rossi", "Person"), **on_body},
+        {**region(EMOJI, "diabetes", "Diagnosis", utf16=True), **on_body},
+    ])  # fmt: skip
+    export = tmp_path / "team.json"
+    export.write_bytes(
+        b"".join(client.projects.exports.download_sync(project.id, export_type="JSON"))
+    )
+    label_map = tmp_path / "map.yaml"
+    label_map.write_text("labels:\n  Person: PERSON\n  Diagnosis: health\n", encoding="utf-8")
+    run = tmp_path / "team-run"
+    args = ["import", str(export), "--run", str(run), "--as", "gold", "--label-map", str(label_map)]
+    ambiguous = CliRunner().invoke(main, args)
+    assert ambiguous.exit_code == 2 and "several: body, title" in ambiguous.output
+    result = CliRunner().invoke(main, [*args, "--text-field", "body"])
+    assert result.exit_code == 0, result.output
+    assert "1 records added" in result.output
+    (gold,) = RecordTable(RunPaths(run).gold).read()
+    assert gold.id == f"team-{task_id}" and gold.text == EMOJI
+    assert [(s.start, s.end, s.label, gold.text[s.start : s.end]) for s in gold.spans] == [
+        expected(EMOJI, "Anna Rossi", "PERSON"),
+        expected(EMOJI, "diabetes", "health"),
+    ]
+    assert gold.meta["task_id"] == task_id and gold.meta["project_id"] == project.id
 
 
 @pytest.mark.browser

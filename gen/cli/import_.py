@@ -45,16 +45,44 @@ from gen.importing.run import TARGETS, import_files, listed
 @language_option
 @prompts_option
 @click.option(
-    "--overwrite",
+    "--text-field",
+    default=None,
+    show_default="the one string field of the task data",
+    help="Label Studio: the task data field that holds the text.",
+)
+@click.option(
+    "--annotator",
+    default=None,
+    show_default="the latest annotation of each item",
+    help="Where several people annotated an item, take this person's (Label Studio user id "
+    "or e-mail, Prodigy session or annotator id); items they did not annotate are left out.",
+)
+@click.option(
+    "--label-map",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    show_default="labels as they are",
+    help="YAML file `labels: {THEIR_LABEL: gen_label}` (null leaves a label out), applied "
+    "to every format.",
+)
+@click.option(
+    "--drop-unmapped",
     is_flag=True,
-    help="Replace stored records whose id comes again with another text or other fields "
-    "(without it, such an import is refused).",
+    help="--as gold: leave out (and count) the spans of labels that gen does not know and "
+    "the label map does not map, instead of refusing the import.",
 )
 @click.option(
     "--allow-unknown-labels",
     is_flag=True,
-    help="--as gold: import spans whose label no category of the packs nor PII set knows "
-    "(without it, such a file is refused); the summary counts them.",
+    help="--as gold: import as they are the spans of labels that gen does not know (no "
+    "category of the packs nor PII label) and the label map does not map, instead of "
+    "refusing the import; the summary counts them.",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace stored records whose id comes again with another text or other fields "
+    "(without it, such an import is refused).",
 )
 def import_command(
     files: tuple[Path, ...],
@@ -65,15 +93,27 @@ def import_command(
     doc_type: str,
     language: str,
     prompts_dir: Path | None,
-    overwrite: bool,
+    text_field: str | None,
+    annotator: str | None,
+    label_map: Path | None,
+    drop_unmapped: bool,
     allow_unknown_labels: bool,
+    overwrite: bool,
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
 
-    FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files;
-    folders are read recursively (files no reader takes are skipped and listed); every span,
-    category and language is validated before anything is written."""
-    defaults = RecordDefaults(category=category, doc_type=doc_type, language=language)
+    FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files,
+    or annotation tools' exports: Label Studio JSON, doccano or Prodigy JSONL, BRAT .ann
+    with its .txt (docs/import.md); folders are read recursively (files no reader takes are
+    skipped and listed); every span, label, category and language is validated before
+    anything is written."""
+    defaults = RecordDefaults(
+        category=category,
+        doc_type=doc_type,
+        language=language,
+        text_field=text_field,
+        annotator=annotator,
+    )
     report = import_files(
         run_dir,
         files,
@@ -82,6 +122,8 @@ def import_command(
         format_name,
         prompts_dir=prompts_dir,
         overwrite=overwrite,
+        label_map=label_map,
+        drop_unmapped=drop_unmapped,
         allow_unknown_labels=allow_unknown_labels,
     )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
@@ -90,9 +132,11 @@ def import_command(
         f"{report.added} records added{replaced} to {report.table} "
         f"({report.already_present} already there); spans: {spans}"
     )
+    if report.notes:
+        click.echo("notes: " + ", ".join(f"{note} {n}" for note, n in report.notes.items()))
     if report.unknown_labels:
         unknown = ", ".join(f"{label} {n}" for label, n in sorted(report.unknown_labels.items()))
-        click.echo(f"labels no pack or PII set knows, kept (--allow-unknown-labels): {unknown}")
+        click.echo(f"labels gen does not know, kept (--allow-unknown-labels): {unknown}")
     if report.skipped:
         click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")
     if report.labeled_before:

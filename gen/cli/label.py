@@ -14,6 +14,7 @@ from gen.backends import make_backend
 from gen.cli.options import (
     backend_options,
     backend_options_from,
+    given,
     prompts_option,
     run_option,
     seed_option,
@@ -153,6 +154,13 @@ def _strategy_help() -> str:
     help="Drop scored spans whose label probability is below this: one value, or one for "
     "every label followed by label=value pairs.",
 )
+@click.option(
+    "--detector",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    show_default="none: only --strategy detector needs one",
+    help="--strategy detector: a detector folder written by gen train (e.g. RUN/models/encoder).",
+)
 @backend_options
 @seed_option
 @prompts_option
@@ -176,6 +184,7 @@ def label(
     answers: str,
     context: str,
     min_score: str,
+    detector: Path | None,
     seed: int,
     prompts_dir: Path | None,
     prompt_format: str | None,
@@ -202,6 +211,8 @@ def label(
         answers=answers,
         context=context,
         min_score=min_scores,
+        detector=detector,
+        detector_min_score=min_scores if given("min_score") else None,
         prompts_dir=prompts_dir,
         shard=shard,
         load_backend=partial(make_backend, backend_opts) if needs_model else None,

@@ -18,6 +18,7 @@ from gen.review.pull import PullOptions, import_export_file, pull
 from gen.review.push import TABLES, PushOptions, push, report_lines, write_task_file
 from gen.review.report import render_report, review_report
 from gen.review.sample import STRATA
+from gen.review.select import RULES
 
 connection_options = compose_options(
     click.option(
@@ -130,9 +131,25 @@ def review() -> None:
 @click.option(
     "--stratify",
     type=click.Choice(STRATA),
-    default="category",
-    show_default=True,
+    default=None,
+    show_default="category",
     help="Strata of the sample take turns; flagged, disagreeing and low-score documents first.",
+)
+@click.option(
+    "--select",
+    type=click.Choice(RULES),
+    default=None,
+    show_default="none: the stratified sample",
+    help="Pick the --sample N documents a detector learns most from instead: uncertain (its "
+    "scores nearest its thresholds), disagreement (its spans against the table's), or random; "
+    "documents already in the project or in RUN/gold are left out.",
+)
+@click.option(
+    "--detector",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    show_default="none; required by uncertain and disagreement",
+    help="Model folder of gen train (--out) that --select uncertain or disagreement scores with.",
 )
 @seed_option
 @unit_option("codepoint")
@@ -154,6 +171,8 @@ def push_command(run_dir: Path, **kwargs: Any) -> None:
         project=kwargs["project"],
         sample=kwargs["sample"],
         stratify=kwargs["stratify"],
+        select=kwargs["select"],
+        detector=kwargs["detector"],
         seed=kwargs["seed"],
         unit=kwargs["unit"] or "codepoint",
         prompts_dir=kwargs["prompts_dir"],

@@ -10,7 +10,15 @@ from gen.cli.options import note_ignored, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.evaluate.report import render_text
-from gen.train import DEVICES, SPACY_COMPONENTS, TRAINERS, TrainSettings, trainer_class
+from gen.text.units import UNITS
+from gen.train import (
+    DEVICES,
+    IDENTIFIER_MODELS,
+    SPACY_COMPONENTS,
+    TRAINERS,
+    TrainSettings,
+    trainer_class,
+)
 from gen.train.curve import parse_shares, summarize
 from gen.train.run import train_detector
 
@@ -23,7 +31,9 @@ from gen.train.run import train_detector
     type=click.Choice(list(TRAINERS)),
     default="spacy",
     show_default=True,
-    help="spacy: CPU, nothing downloaded; transformers: fine-tunes --base-model (GPU advised).",
+    help="spacy: CPU, nothing downloaded; encoder: a head over --encoder's vectors (CPU, "
+    "learns special categories from tens of documents); transformers: fine-tunes --base-model "
+    "(GPU advised).",
 )
 @click.option(
     "--out",
@@ -122,6 +132,37 @@ from gen.train.run import train_detector
     default="auto",
     show_default=True,
     help="transformers: where to train; auto takes CUDA when torch sees it.",
+)
+@click.option(
+    "--encoder",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    show_default="the embedded SmolLM2-135M",
+    help="encoder: the GGUF model whose token vectors the detector reads (the writer model "
+    "is a good choice); its sha256 is stored with the detector.",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(UNITS),
+    default="sentence",
+    show_default=True,
+    help="encoder: what one predicted span covers.",
+)
+@click.option(
+    "--unit-cover",
+    type=click.FloatRange(min=0, max=1, min_open=True),
+    default=0.5,
+    show_default=True,
+    help="encoder: a unit learns a label whose spans cover this share of it (or that holds "
+    "most of one of its spans).",
+)
+@click.option(
+    "--identifiers",
+    type=click.Choice(IDENTIFIER_MODELS),
+    default="spacy",
+    show_default=True,
+    help="encoder: spacy trains a spaCy model for the identifier labels (names, IBANs...) into "
+    "the same folder; none: special categories only.",
 )
 def train(
     run_dir: Path, out: Path | None, gold: Path | None, curve: str | None, **options: object

@@ -68,7 +68,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
             raise UsageError(f"{where}: {exc}") from None
         return records
     if path.suffix == ".jsonl":
-        rows = _jsonl_rows(path, where)
+        rows = jsonl_rows(path, where)
     else:
         try:
             rows = list(enumerate(pq.read_table(path).to_pylist(), start=1))
@@ -111,6 +111,8 @@ def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -
 
 #: Suffixes of plain text files, one document each (any case: `.TXT` too).
 TEXT_SUFFIXES = (".txt",)
+#: The UTF-8 byte order mark, as a character.
+BOM = "\ufeff"
 
 
 def is_text_file(path: Path) -> bool:
@@ -122,15 +124,22 @@ def read_text_file(path: Path) -> str:
     ends made "\n" and a byte order mark dropped (editors on Windows write both); a file
     without a visible character is refused, since it is far likelier a mistake than a
     document."""
+    return read_text_file_as_written(path)[0]
+
+
+def read_text_file_as_written(path: Path) -> tuple[str, str]:
+    """(the document, as `read_text_file` reads it; the file's characters as written, byte
+    order mark and line ends kept), for a tool that counted offsets on the file itself."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        written = Path(path).read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = written.removeprefix(BOM).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise UsageError(f"{path}: the file is empty")
-    return text
+    return text, written
 
 
 def file_record_id(path: Path, folder: Path | None = None) -> str:
@@ -143,12 +152,14 @@ def file_record_id(path: Path, folder: Path | None = None) -> str:
     return inside.with_suffix("").as_posix()
 
 
-def _jsonl_rows(path: Path, where: str) -> list[tuple[int, Any]]:
+def jsonl_rows(path: Path, where: str, expected: str = EXPECTED) -> list[tuple[int, Any]]:
+    """(line number, parsed JSON) of every non-blank line; UsageError naming `where`, the
+    line and `expected` otherwise. Other tools' JSONL files are read the same way."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UsageError(
-            f"{where}: not UTF-8 text (byte {exc.start}); expected {EXPECTED}"
+            f"{where}: not UTF-8 text (byte {exc.start}); expected {expected}"
         ) from None
     except OSError as exc:
         raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None

@@ -18,7 +18,16 @@ import pyarrow as pa
 from gen.core.errors import InvalidSpanError
 
 #: Where a span came from; `gen build` filters on it.
-SPAN_SOURCES = ("planned", "llm_sentences", "llm_censor", "llm_inline", "faker", "gold", "model")
+SPAN_SOURCES = (
+    "planned",
+    "llm_sentences",
+    "llm_censor",
+    "llm_inline",
+    "detector",
+    "faker",
+    "gold",
+    "model",
+)
 
 #: Where a record's text came from.
 RECORD_SOURCES = ("llm", "wikipedia", "faker", "gold", "import")

@@ -11,7 +11,15 @@ LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")
 #: The source of spans a person labeled: RUN/gold, from `gen review pull` or `gen import --as gold`.
 GOLD_SOURCE = "gold"
-BUILD_SPAN_SOURCES = (GOLD_SOURCE, "planned", "llm_inline", "llm_sentences", "llm_censor", "faker")
+BUILD_SPAN_SOURCES = (
+    GOLD_SOURCE,
+    "planned",
+    "llm_inline",
+    "llm_sentences",
+    "llm_censor",
+    "detector",
+    "faker",
+)
 BINARY_LABEL = "sensitive"
 
 

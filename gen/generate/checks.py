@@ -13,22 +13,11 @@ from typing import NamedTuple
 from rapidfuzz import fuzz, process
 
 from gen.core.pack_generation import Chatter
+from gen.text.language import detect_language
 
 #: Below this length the language guess is too unreliable to reject on.
 _MIN_CHARS_FOR_LANGUAGE = 120
 _MIN_LANGUAGE_CONFIDENCE = 0.95
-
-
-@lru_cache(maxsize=1)
-def _language_identifier():  # type: ignore[no-untyped-def]
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-
-
-def detect_language(text: str) -> tuple[str, float]:
-    language, confidence = _language_identifier().classify(text)
-    return language, float(confidence)
 
 
 def _normalize(text: str) -> str:

@@ -7,6 +7,13 @@ suffix, such as the JSON exports of annotation tools), and `read(path, defaults)
 that yields records with exact character spans or raises `ImportFileError` naming
 the file, the line and the problem. Adding a format is one new module plus a line
 in `READERS`.
+
+The labels of every format's gold follow one rule (`gen.importing.labels`). An
+optional `companion(path)` names a file the reader reads along with `path` (BRAT's
+`.txt` beside its `.ann`), which is then not read on its own. A tool reader returns every
+item of its file; one that holds no gold (a task nobody annotated, a rejected answer)
+says why in `meta["left_out"]`, and what was read otherwise than the file might
+suggest is counted in `meta["import_notes"]` (`gen.importing.annotated`).
 """
 
 from __future__ import annotations
@@ -27,6 +34,10 @@ READERS: dict[str, str] = {
     "parquet": "gen.importing.formats.parquet:ParquetReader",
     "conll": "gen.importing.formats.conll:ConllReader",
     "spacy": "gen.importing.formats.docbin:DocBinReader",
+    "labelstudio": "gen.importing.formats.labelstudio:LabelStudioReader",
+    "doccano": "gen.importing.formats.doccano:DoccanoReader",
+    "prodigy": "gen.importing.formats.prodigy:ProdigyReader",
+    "brat": "gen.importing.formats.brat:BratReader",
 }
 
 
@@ -40,7 +51,8 @@ class ImportFileError(UsageError):
 
 @dataclass(frozen=True)
 class RecordDefaults:
-    """Fields an input does not say itself."""
+    """Fields an input does not say itself, and what an annotation tool's export leaves
+    open: which field holds the text, whose annotation is the gold one."""
 
     category: str = "other"
     doc_type: str = "imported"
@@ -48,6 +60,11 @@ class RecordDefaults:
     #: The id of a file's records that carry none (gen.core.record_files.file_record_id);
     #: None: the file's name without suffix.
     id_base: str | None = None
+    #: Label Studio: the task data field that holds the text (None: found in the data).
+    text_field: str | None = None
+    #: Whose annotation to take where several people annotated one item (an id or an
+    #: e-mail); None: the latest.
+    annotator: str | None = None
 
     def record_id(self, path: Path) -> str:
         return self.id_base or file_record_id(path)
@@ -61,6 +78,12 @@ class Reader(Protocol):
     def sniff(self, path: Path) -> bool: ...
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]: ...
+
+
+def companion_of(reader: Reader, path: Path) -> Path | None:
+    """The file `reader` reads along with `path`, if it reads one (see the module doc)."""
+    companion = getattr(reader, "companion", None)
+    return companion(path) if companion is not None else None
 
 
 def readers() -> list[Reader]:

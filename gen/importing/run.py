@@ -23,11 +23,13 @@ from gen.importing import (
     Reader,
     RecordDefaults,
     claiming_reader,
+    companion_of,
     named_reader,
     reader_for,
     readers,
 )
-from gen.importing.labels import known_labels, refuse_unknown_labels, unknown_labels
+from gen.importing.annotated import left_out_reasons, taken
+from gen.importing.labels import LabelRules, UnknownLabels
 
 TARGETS = ("documents", "gold")
 
@@ -45,7 +47,10 @@ class ImportReport:
     by_format: Counter[str] = field(default_factory=Counter)
     #: Files inside the folders given that no reader takes (README.md...), left out.
     skipped: list[Path] = field(default_factory=list)
-    #: Spans per label no pack or PII set knows, imported with `allow_unknown_labels`.
+    #: What was left out or read otherwise than the files might suggest, counted (a
+    #: cancelled annotation, a discontinuous entity split, a label left out...).
+    notes: Counter[str] = field(default_factory=Counter)
+    #: Spans per label gen does not know, imported with `allow_unknown_labels`.
     unknown_labels: Counter[str] = field(default_factory=Counter)
 
 
@@ -60,10 +65,15 @@ class Input:
 
 
 def read_files(
-    paths: Sequence[Path], target: str, defaults: RecordDefaults, format_name: str | None = None
+    paths: Sequence[Path],
+    target: str,
+    defaults: RecordDefaults,
+    format_name: str | None = None,
+    rules: LabelRules | None = None,
+    notes: Counter[str] | None = None,
 ) -> list[Record]:
     """Every record of every file, checked; ids unique across the files."""
-    return read_inputs(find_inputs(paths, format_name)[0], target, defaults)
+    return read_inputs(find_inputs(paths, format_name)[0], target, defaults, rules, notes)
 
 
 def find_inputs(
@@ -87,6 +97,10 @@ def find_inputs(
                 skipped.append(found)
             else:
                 inputs.append(Input(found, reader, path))
+    # A file another reader reads along (BRAT's .txt beside its .ann) is not read alone.
+    companions = {companion_of(item.reader, item.path) for item in inputs} - {None}
+    inputs = [item for item in inputs if item.path not in companions]
+    skipped = [path for path in skipped if path not in companions]
     if not inputs:
         found_only = f" (only files no reader takes: {listed(skipped)})" if skipped else ""
         raise UsageError(f"no input files{found_only}")
@@ -119,14 +133,17 @@ def read_inputs(
     inputs: Sequence[Input],
     target: str,
     defaults: RecordDefaults,
-    known: set[str] | None = None,
+    rules: LabelRules | None = None,
+    notes: Counter[str] | None = None,
 ) -> list[Record]:
-    """Every record of `inputs`, checked; gold spans of a label outside `known` (when given)
-    are refused, naming the file."""
+    """The records of every input: for gold, items that hold none left out, labels mapped
+    (`rules`, default: gen's labels, no map), then every span checked; ids unique. What
+    was left out is counted in `notes`."""
     if target not in TARGETS:
         raise UsageError(f"--as {target!r}: expected one of {', '.join(TARGETS)}")
-    records: list[Record] = []
-    seen: dict[str, Path] = {}
+    notes = Counter() if notes is None else notes
+    unknown = UnknownLabels()
+    read: list[tuple[Path, Record]] = []
     for item in inputs:
         path, reader = item.path, item.reader
         if target == "gold" and not reader.labeled:
@@ -137,21 +154,39 @@ def read_inputs(
         found = reader.read(path, replace(defaults, id_base=base))
         if not found:
             raise UsageError(f"{path}: no records found (an empty {reader.name} file)")
-        for record in found:
-            if target == "gold":
-                try:
-                    check_gold_spans(record.text, record.spans, record_id=record.id)
-                except InvalidSpanError as exc:
-                    raise UsageError(f"{path}: {exc}") from None
-            if record.id in seen:
-                raise UsageError(f"{path}: id {record.id!r} is also in {seen[record.id]}")
-            seen[record.id] = path
-            if target == "documents":
-                record = replace(record, spans=[], source="import")
-            records.append(record)
-        if target == "gold" and known is not None:
-            refuse_unknown_labels(path, found, known)
-    return records
+        kept = [r for r in (taken(record, target, notes) for record in found) if r is not None]
+        if not kept:
+            raise UsageError(f"{path}: no record holds gold: {left_out_reasons(found)}")
+        if target == "gold":
+            rules = rules or LabelRules.of()
+            where = f"{path} record "
+            kept = [rules.apply(r, where=where + r.id, unknown=unknown, notes=notes) for r in kept]
+        read += [(path, record) for record in kept]
+    if unknown.counts:
+        raise unknown.error(rules.known if rules else ())
+    return _checked(read, target)
+
+
+def _checked(read: Sequence[tuple[Path, Record]], target: str) -> list[Record]:
+    """Records whose gold spans are valid and whose ids are unique; the first problem is
+    raised naming its file, line or record and the span, with how many records have one."""
+    problems = []
+    if target == "gold":
+        for path, record in read:
+            try:
+                check_gold_spans(record.text, record.spans, record_id=record.id)
+            except InvalidSpanError as exc:
+                line = record.meta.get("line")
+                problems.append(f"{path}: {f'line {line}: ' if line else ''}{exc}")
+    if problems:
+        more = f" (and {len(problems) - 1} more records with bad spans)" if problems[1:] else ""
+        raise UsageError(problems[0] + more)
+    seen: dict[str, Path] = {}
+    for path, record in read:
+        if record.id in seen:
+            raise UsageError(f"{path}: id {record.id!r} is also in {seen[record.id]}")
+        seen[record.id] = path
+    return [record for _, record in read]
 
 
 #: What makes an imported record another one than the record of its id already stored.
@@ -193,21 +228,25 @@ def import_files(
     *,
     prompts_dir: Path | None = None,
     overwrite: bool = False,
+    label_map: Path | None = None,
+    drop_unmapped: bool = False,
     allow_unknown_labels: bool = False,
 ) -> ImportReport:
     """Add the records of `paths` to `RUN/documents` or `RUN/gold`. An id already there with
     the same record adds nothing (re-importing a file is a no-op); with another text or other
-    fields it is refused, or replaced with `overwrite`. A gold label no pack or PII set knows
-    is refused, or imported with `allow_unknown_labels` (and counted in the report)."""
+    fields it is refused, or replaced with `overwrite`. A gold label gen does not know is
+    mapped (`label_map`), left out (`drop_unmapped`), kept (`allow_unknown_labels`, counted
+    in the report) or refused: one rule for every format (gen.importing.labels)."""
     defaults = defaults or RecordDefaults()
     check_fields([], target, defaults, prompts_dir)
+    rules = LabelRules.of(prompts_dir, label_map, drop_unmapped, allow_unknown_labels)
     inputs, skipped = find_inputs(paths, format_name)
-    known = known_labels(prompts_dir) if target == "gold" else None
-    records = read_inputs(inputs, target, defaults, None if allow_unknown_labels else known)
+    notes: Counter[str] = Counter()
+    records = read_inputs(inputs, target, defaults, rules, notes)
     check_fields(records, target, defaults, prompts_dir)
     paths_of = RunPaths(Path(run))
     table_path = paths_of.documents if target == "documents" else paths_of.gold
-    report = ImportReport(table=table_path, skipped=skipped)
+    report = ImportReport(table=table_path, skipped=skipped, notes=notes)
     stored = {r.id: r for r in RecordTable(table_path).read()} if table_path.is_dir() else {}
     changed = {r.id: r for r in records if r.id in stored and _changes(stored[r.id], r)}
     if changed and not overwrite:
@@ -231,8 +270,8 @@ def import_files(
     report.already_present = len(records) - len(new) - len(changed)
     imported = new + list(changed.values())
     report.spans.update(s.label for r in imported for s in r.spans)
-    if known is not None:
-        report.unknown_labels = unknown_labels(imported, known)
+    if target == "gold":
+        report.unknown_labels = rules.unknown_in(imported)
     report.by_format.update(str(r.meta.get("imported_from", "")) for r in imported)
     if changed and target == "documents" and paths_of.labeled.is_dir():
         labeled = RecordTable(paths_of.labeled).ids()

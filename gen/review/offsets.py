@@ -16,6 +16,7 @@ document's characters there are exactly the stored text, and refused otherwise.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -82,14 +83,40 @@ def anchor(
     or is not the text at the offsets in either."""
     if not quoted:
         raise AnchorError(f"span {start}-{end} has no stored text to check its offsets against")
-    for candidate in (unit, *(other for other in OFFSET_UNITS if other != unit)):
-        first = offsets.from_unit(start, candidate)
-        last = offsets.from_unit(end, candidate)
-        if first is not None and last is not None and offsets.text[first:last] == quoted:
-            return first, last
-    found = offsets.text[start:end] if 0 <= start < end <= len(offsets.text) else ""
-    where = f"the text there is {found!r}" if found else "the offsets are outside the text"
+    found = anchor_ranges(offsets, [(start, end)], quoted, unit)
+    if found:
+        return found[0]
+    there = offsets.text[start:end] if 0 <= start < end <= len(offsets.text) else ""
+    where = f"the text there is {there!r}" if there else "the offsets are outside the text"
     raise AnchorError(
         f"span {start}-{end} {quoted!r} cannot be re-anchored: {where} "
         "(in code points and in UTF-16 units)"
     )
+
+
+def anchor_ranges(
+    offsets: OffsetMap,
+    ranges: Sequence[tuple[int, int]],
+    quoted: str,
+    unit: OffsetUnit,
+    *,
+    separator: str = " ",
+) -> list[tuple[int, int]] | None:
+    """Code point ranges of a span a tool stored as `ranges` in `unit` with the texts of
+    the ranges joined by `separator` as `quoted` (one range for most tools, several for
+    BRAT's discontinuous entities). Tries `unit`, then the other; None when `quoted` is
+    the text there in neither."""
+    for candidate in (unit, *(other for other in OFFSET_UNITS if other != unit)):
+        converted = [
+            (offsets.from_unit(start, candidate), offsets.from_unit(end, candidate))
+            for start, end in ranges
+        ]
+        exact = [
+            (first, last) for first, last in converted if first is not None and last is not None
+        ]
+        if (
+            len(exact) == len(ranges)
+            and separator.join(offsets.text[first:last] for first, last in exact) == quoted
+        ):
+            return exact
+    return None

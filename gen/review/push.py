@@ -7,11 +7,16 @@ tasks already hold, and only the others are imported, in batches. A crash
 loses nothing and the next push imports what is missing. Where the run was
 pushed (server, project, table, offset unit) is written to RUN/review/project.json
 for `pull` and `report`; the API key never is.
+
+`--select` (gen.review.select) picks the documents a trained detector would learn most
+from instead of the doubt-ordered sample, leaving out those already in the project or in
+RUN/gold: each push of a round of review adds new documents.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +39,9 @@ from gen.review.config import (
 from gen.review.connection import Connection, api_errors
 from gen.review.offsets import OffsetUnit
 from gen.review.sample import Stratify, sample_records
+from gen.review.select import check_rule, select_ids
 from gen.review.tasks import ID_KEY, labels_in_use, task
+from gen.train import detector_info, load_detector
 
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
@@ -50,12 +57,31 @@ class PushOptions:
     #: Project title or numeric id; default "gen review: <run folder name>".
     project: str | None = None
     sample: int | None = None
-    stratify: Stratify = "category"
+    #: Strata of the doubt-ordered sample (None: category).
+    stratify: Stratify | None = None
+    #: Pick the `sample` documents by this rule of gen.review.select instead.
+    select: str | None = None
+    #: Model folder of gen train that `uncertain` and `disagreement` score with.
+    detector: Path | None = None
     seed: int = 0
     #: How offsets are written (Label Studio 1.23 counts code points).
     unit: OffsetUnit = "codepoint"
     batch_size: int = 100
     prompts_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse options that do not go together before any server is asked."""
+        if self.select is None:
+            if self.detector is not None:
+                raise UsageError("--detector is read only by --select uncertain or disagreement")
+            return
+        check_rule(self.select, self.detector is not None)
+        if self.sample is None:
+            raise UsageError(f"--select {self.select} needs --sample N, how many documents to pick")
+        if self.stratify is not None:
+            raise UsageError("--stratify orders the sample of doubt; --select picks without it")
+        if self.detector is not None:
+            detector_info(self.detector)
 
 
 @dataclass
@@ -70,6 +96,8 @@ class PushReport:
     present: int
     #: Records whose task holds another text than the run now does.
     changed: list[str] = field(default_factory=list)
+    #: Records `--select` left out: already in the project or in RUN/gold.
+    skipped: int = 0
 
 
 def read_table(run: Path, table: str) -> list[Record]:
@@ -116,17 +144,37 @@ def existing_tasks(client: LabelStudio, project_id: int) -> dict[str, tuple[int,
     return found
 
 
-def selected_records(run: Path, options: PushOptions) -> list[Record]:
-    """The table's records, or the sample of them that `--sample` asks for."""
-    records = read_table(run, options.table)
+def reviewed_ids(run: Path) -> set[str]:
+    """Ids of the records in RUN/gold: reviewed already."""
+    gold = RecordTable(RunPaths(Path(run)).gold)
+    return {record.id for record in gold.read()} if gold.exists() else set()
+
+
+def selected_records(
+    records: list[Record], options: PushOptions, exclude: Collection[str] = ()
+) -> list[Record]:
+    """The table's records, the sample of them that `--sample` asks for, or the ones
+    `--select` picks among those not in `exclude` (pushed or reviewed already)."""
+    if options.select is not None and options.sample is not None:
+        detector = load_detector(options.detector) if options.detector is not None else None
+        ids = select_ids(
+            records,
+            options.select,
+            options.sample,
+            detector=detector,
+            seed=options.seed,
+            exclude=exclude,
+        )
+        by_id = {record.id: record for record in records}
+        return [by_id[record_id] for record_id in ids]
     if options.sample is not None:
-        records = sample_records(records, options.sample, options.stratify, options.seed)
+        stratify = options.stratify or "category"
+        return sample_records(records, options.sample, stratify, options.seed)
     return records
 
 
 def push(run: Path, connection: Connection, options: PushOptions) -> PushReport:
-    records = selected_records(run, options)
-    needed = labels_in_use(records)
+    table = read_table(run, options.table)
     title = options.project or f"gen review: {Path(run).resolve().name}"
     client = connection.client()
     with api_errors(connection, "checking the API key"):
@@ -135,13 +183,17 @@ def push(run: Path, connection: Connection, options: PushOptions) -> PushReport:
         project = find_project(client, title)
     created = project is None
     if project is None:
-        config = labeling_config(review_labels(category_labels(options.prompts_dir), needed))
+        # Every label of the table, so that later rounds find theirs in the config too.
+        labels = review_labels(category_labels(options.prompts_dir), labels_in_use(table))
+        config = labeling_config(labels)
         with api_errors(connection, f"creating project {title!r}"):
             project = client.projects.create(title=title, label_config=config)
     name = f"{project.id} {project.title!r}"
-    target = label_target(project.label_config or "", needed, project=name)
     with api_errors(connection, f"listing the tasks of project {name}"):
         present = existing_tasks(client, project.id)
+    exclude = set(present) | reviewed_ids(run) if options.select else set()
+    records = selected_records(table, options, exclude)
+    target = label_target(project.label_config or "", labels_in_use(records), project=name)
     changed = [r.id for r in records if r.id in present and present[r.id][1] != r.text]
     todo = [r for r in records if r.id not in present]
     with progress("push", len(todo)) as bar:
@@ -160,6 +212,7 @@ def push(run: Path, connection: Connection, options: PushOptions) -> PushReport:
         pushed=len(todo),
         present=len(records) - len(todo),
         changed=changed,
+        skipped=len({r.id for r in table} & exclude),
     )
     write_state(run, report, options)
     return report
@@ -179,7 +232,8 @@ def write_state(run: Path, report: PushReport, options: PushOptions) -> None:
 def write_task_file(run: Path, out: Path, options: PushOptions) -> tuple[Path, Path, int]:
     """Tasks and labeling config as files, for a server this machine cannot reach:
     import `tasks.json` into a project whose config is `label_config.xml`."""
-    records = selected_records(run, options)
+    reviewed = reviewed_ids(run) if options.select else set()
+    records = selected_records(read_table(run, options.table), options, reviewed)
     labels = review_labels(category_labels(options.prompts_dir), labels_in_use(records))
     target = LabelTarget(LABELS_NAME, TEXT_NAME, tuple(labels))
     tasks_path, config_path = Path(out) / "tasks.json", Path(out) / "label_config.xml"
@@ -191,12 +245,14 @@ def write_task_file(run: Path, out: Path, options: PushOptions) -> tuple[Path, P
 
 def report_lines(report: PushReport) -> list[str]:
     what = "created project" if report.created else "project"
-    lines = [
+    summary = (
         f"{what} {report.project_id} {report.title!r} at {report.url}: "
         f"{report.pushed} tasks pushed, {report.present} already there "
-        f"(of {report.selected} selected)",
-        f"open {report.url}/projects/{report.project_id}/data to review",
-    ]
+        f"(of {report.selected} selected)"
+    )
+    if report.skipped:
+        summary += f"; {report.skipped} already pushed or reviewed were left out"
+    lines = [summary, f"open {report.url}/projects/{report.project_id}/data to review"]
     lines += [
         f"warning: record {record_id} changed since its task was pushed; delete the task in "
         "Label Studio to push the new text"

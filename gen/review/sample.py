@@ -59,7 +59,8 @@ def strata(record: Record, stratify: Stratify) -> list[str]:
     return [NOTHING]
 
 
-def _tie_break(record_id: str, seed: int) -> str:
+def tie_break(record_id: str, seed: int) -> str:
+    """A seeded order of ids: the same seed gives the same sample, another seed another."""
     return hashlib.sha256(f"{seed}:{record_id}".encode()).hexdigest()
 
 
@@ -67,7 +68,7 @@ def sample_records(
     records: Sequence[Record], n: int, stratify: Stratify = "category", seed: int = 0
 ) -> list[Record]:
     """Up to `n` records, strata taking turns, most doubtful first within each."""
-    ranked = sorted(records, key=lambda r: (-priority(r), _tie_break(r.id, seed)))
+    ranked = sorted(records, key=lambda r: (-priority(r), tie_break(r.id, seed)))
     queues: dict[str, list[Record]] = {}
     for record in ranked:
         for name in strata(record, stratify):

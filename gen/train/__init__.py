@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gen.core.errors import UsageError
+from gen.text.units import UNITS
 
 if TYPE_CHECKING:
     from gen.predict.detector import Detector
@@ -31,10 +32,12 @@ DETECTOR_FILE = "detector.json"
 TRAINERS: dict[str, str] = {
     "spacy": "gen.train.spacy_trainer:SpacyTrainer",
     "transformers": "gen.train.transformers_trainer:TransformersTrainer",
+    "encoder": "gen.train.encoder_trainer:EncoderTrainer",
 }
 SPACY_COMPONENTS = ("ner", "spancat")
 CLASS_WEIGHTS = ("inverse", "none")
 DEVICES = ("auto", "cpu", "cuda")
+IDENTIFIER_MODELS = ("spacy", "none")
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,14 @@ class TrainSettings:
     #: transformers: "inverse" (inverse tag frequency), "none", or a JSON file {tag: weight}.
     class_weights: str = "inverse"
     device: str = "auto"
+    #: encoder: the GGUF model whose vectors the head reads (None: the embedded model).
+    encoder: str | None = None
+    #: encoder: what one label covers (`sentence` or `clause`, gen.text.units).
+    unit: str = "sentence"
+    #: encoder: a unit learns a label its spans cover this share of (see encoder_trainer).
+    unit_cover: float = 0.5
+    #: encoder: `spacy` trains a spaCy model for the identifier labels beside the head.
+    identifiers: str = "spacy"
 
     def __post_init__(self) -> None:
         if self.trainer not in TRAINERS:
@@ -84,6 +95,15 @@ class TrainSettings:
         for name in ("patience", "stride"):
             if getattr(self, name) < 0:
                 raise UsageError(f"--{name} must not be negative")
+        if self.unit not in UNITS:
+            raise UsageError(f"unknown --unit {self.unit!r}; expected one of {', '.join(UNITS)}")
+        if self.identifiers not in IDENTIFIER_MODELS:
+            raise UsageError(
+                f"unknown --identifiers {self.identifiers!r}; expected "
+                f"{' or '.join(IDENTIFIER_MODELS)}"
+            )
+        if not 0 < self.unit_cover <= 1:
+            raise UsageError(f"--unit-cover must be in (0, 1], got {self.unit_cover}")
         if self.learning_rate is not None and not self.learning_rate > 0:
             raise UsageError(f"--learning-rate must be greater than 0, got {self.learning_rate}")
 

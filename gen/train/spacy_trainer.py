@@ -86,7 +86,17 @@ class SpacyTrainer:
             _base_pipeline(settings.base_model)
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
-        unused = dict.fromkeys(("length", "stride", "class_weights", "device"), "--trainer spacy")
+        names = (
+            "length",
+            "stride",
+            "class_weights",
+            "device",
+            "encoder",
+            "unit",
+            "unit_cover",
+            "identifiers",
+        )
+        unused = dict.fromkeys(names, "--trainer spacy")
         if settings.component != "spancat":
             unused["max_span_words"] = f"--trainer spacy --component {settings.component}"
         return unused

@@ -152,7 +152,8 @@ class TransformersTrainer:
         device_for(settings.device)
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
-        return dict.fromkeys(("component", "max_span_words"), "--trainer transformers")
+        names = ("component", "max_span_words", "encoder", "unit", "unit_cover", "identifiers")
+        return dict.fromkeys(names, "--trainer transformers")
 
     def export_settings(self, settings: TrainSettings) -> dict[str, Any]:
         return {

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from labeling.options import LabelOptions
     from labeling.strategies.outcome import StrategyOutcome
 
-#: `--strategy all`: every registered strategy.
+#: `--strategy all`: every registered strategy that needs no input of its own.
 ALL = "all"
 #: Names that stand for several strategies (kept for the commands users already have).
 ALIASES = {"both": ("sentences", "censor")}
@@ -68,6 +68,8 @@ class Strategy:
     needs_model: bool = True
     #: Position in listings and in the order strategies run over a batch.
     order: int = 100
+    #: False when it needs an input of its own (a trained detector): `all` leaves it out.
+    in_all: bool = True
 
 
 _registered: dict[str, Strategy] = {}
@@ -128,7 +130,7 @@ def parse_strategies(value: str) -> tuple[str, ...]:
     wanted: set[str] = set()
     for part in (piece.strip() for piece in value.split(",")):
         if part == ALL:
-            wanted.update(s.name for s in strategies())
+            wanted.update(s.name for s in strategies() if s.in_all)
         elif part in ALIASES:
             wanted.update(ALIASES[part])
         elif part:

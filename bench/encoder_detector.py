@@ -1,0 +1,111 @@
+"""What training data is worth to the encoder detector: train on records, score a gold file.
+
+    .venv/bin/python bench/encoder_detector.py --encoder MODEL.gguf \
+        --train bench/runs/qwen2.5-coder-1.5b-planned-en.parquet [...] [--sources planned] \
+        [--dev FILE | --dev-share 0.15] --score bench/gold/gold-dev.jsonl \
+        [--sizes 50,100,200] [--unit sentence] [--unit-cover 0.5] [--seed 0]
+
+The same trainer as `gen train --trainer encoder` (gen.train.encoder_trainer), called on
+records directly, so a learning curve over many training sets takes seconds once the token
+vectors are cached. Thresholds are chosen on `--dev` (a file, or a held-out share of the
+training records: the gold set is never used for them). Scores: special categories only,
+token micro-F1, binary precision/recall, F1 per label (as bench/score_spans.py). Tune on
+gold `dev`; report gold `test`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from gen.core.record_files import read_record_file
+from gen.core.records import Record
+from gen.evaluate.run import evaluate
+from gen.train import TrainSettings
+from gen.train.data import TrainingData
+from gen.train.encoder_trainer import EncoderTrainer, special_labels
+
+
+def read(paths: list[Path], sources: set[str] | None) -> list[Record]:
+    records = []
+    for path in paths:
+        for record in read_record_file(path, "records"):
+            spans = [s for s in record.spans if sources is None or s.source in sources]
+            records.append(dataclasses.replace(record, spans=spans))
+    return records
+
+
+def score(detector: EncoderTrainer, folder: Path, info: dict, gold: list[Record]) -> dict:
+    special = set(special_labels())
+    predicted = detector.load(folder, info).predict([r.text for r in gold])
+    keep = [dataclasses.replace(r, spans=[s for s in r.spans if s.label in special]) for r in gold]
+    pred = [dataclasses.replace(r, spans=spans) for r, spans in zip(gold, predicted, strict=True)]
+    report = evaluate(keep, pred).groups["all"]
+    per_label = report.token_scores.per_label
+    return {
+        "micro_f1": round(report.token_scores.micro.f1, 3),
+        "binary_p": round(report.token_binary.precision, 3),
+        "binary_r": round(report.token_binary.recall, 3),
+        "per_label": {k: round(v.f1, 3) for k, v in sorted(per_label.items()) if k in special},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--encoder", type=Path, required=True)
+    parser.add_argument("--train", type=Path, nargs="+", required=True)
+    parser.add_argument("--sources", default=None, help="span sources kept, comma-separated")
+    parser.add_argument("--dev", type=Path, nargs="*", default=None)
+    parser.add_argument("--dev-share", type=float, default=0.15)
+    parser.add_argument("--score", type=Path, nargs="+", required=True)
+    parser.add_argument("--sizes", default=None, help="training documents per curve point")
+    parser.add_argument("--unit", default="sentence")
+    parser.add_argument("--unit-cover", type=float, default=0.5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    sources = set(args.sources.split(",")) if args.sources else None
+    train = read(args.train, sources)
+    random.Random(args.seed).shuffle(train)
+    if args.dev:
+        dev = read(args.dev, None)
+    else:
+        count = max(1, round(args.dev_share * len(train)))
+        dev, train = train[:count], train[count:]
+    gold = read(args.score, None)
+    settings = TrainSettings(
+        trainer="encoder",
+        encoder=str(args.encoder),
+        unit=args.unit,
+        unit_cover=args.unit_cover,
+        identifiers="none",
+    )
+    sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [len(train)]
+    trainer = EncoderTrainer()
+    print(f"train {len(train)} records, dev {len(dev)}, scored {len(gold)}; {vars(args)}")
+    for size in sizes:
+        chosen = train[: min(size, len(train))]
+        data = TrainingData(
+            Path("."), {}, {"train": chosen, "dev": dev, "test": []}, [r.id for r in chosen]
+        )
+        with tempfile.TemporaryDirectory() as scratch:
+            started = time.perf_counter()
+            info = trainer.fit(data, Path(scratch), settings, Path(scratch))
+            seconds = time.perf_counter() - started
+            result = score(trainer, Path(scratch), info, gold)
+        result.update(
+            documents=len(chosen),
+            positive_units=info["train_positive_units"],
+            thresholds=info["thresholds"],
+            seconds=round(seconds, 1),
+        )
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

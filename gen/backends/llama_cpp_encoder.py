@@ -1,0 +1,190 @@
+"""A GGUF model as a text encoder: one final-layer vector per token, through llama.cpp.
+
+The model that writes the documents already knows the language; its hidden states are the
+features of the encoder detector (gen.train.encoder_trainer), which needs no download.
+llama.cpp runs the model with `embedding=True` and no pooling, so `embed` returns one
+vector per token. A decoder only looks left, so a long text is cut into windows of
+`window` tokens that overlap by `overlap`: each token takes its vector from the first
+window that holds it, where it has the most left context (at least `overlap` tokens,
+except at the start of the text).
+
+Token offsets: the pieces of a window's tokens are laid end to end in UTF-8; a token whose
+bytes end inside a character (byte-level BPE splits emoji and accents) covers that whole
+character, so every character of the text falls in at least one token's range.
+"""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gen.backends import cpu_share
+from gen.core.errors import ModelError
+
+#: Tokens per window, and the overlap that gives a window's first tokens their context.
+DEFAULT_WINDOW = 2048
+DEFAULT_OVERLAP = 256
+
+
+@dataclass
+class TokenVectors:
+    """One text's tokens: character `offsets` (n, 2) into the text, `vectors` (n, dim)."""
+
+    offsets: np.ndarray
+    vectors: np.ndarray
+
+
+class LlamaCppEncoder:
+    """Final-layer token vectors of a GGUF model (llama.cpp, no pooling)."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        window: int = DEFAULT_WINDOW,
+        overlap: int = DEFAULT_OVERLAP,
+        threads: int | None = None,
+        n_gpu_layers: int = 0,
+    ) -> None:
+        model_path = Path(model_path)
+        if not model_path.is_file():
+            raise ModelError(f"encoder {model_path} not found; expected a .gguf file")
+        if not 0 <= overlap < window:
+            raise ModelError(f"window overlap {overlap} must be in [0, {window})")
+        try:
+            import llama_cpp
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
+        self.window, self.overlap = window, overlap
+        # One thread makes every llama.cpp call (see gen.backends.llama_cpp).
+        self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
+        self.cores = cpu_share.CoreShare(fixed=threads)
+        self.cores.register(cpu_share.command_line())
+        self._threads = self.cores.threads()
+        try:
+            self._llama = self._call(
+                _quiet_llama,
+                model_path=str(model_path),
+                embedding=True,
+                pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
+                n_ctx=window,
+                n_batch=window,
+                n_ubatch=window,
+                n_gpu_layers=n_gpu_layers,
+                n_threads=self._threads,
+                n_threads_batch=self._threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            self.cores.close()
+            raise ModelError(f"llama.cpp cannot load {model_path} as an encoder: {exc}") from None
+        self.model_path = model_path
+        self.dimension = int(self._llama.n_embd())
+        # Freed before the interpreter tears down the modules llama.cpp's finalizer needs.
+        atexit.register(self.close)
+
+    def _call(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+        return self._engine.submit(self._with_threads, function, *args, **kwargs).result()
+
+    def _with_threads(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+        threads = self.cores.threads()
+        if threads != self._threads and hasattr(self, "_llama"):
+            from llama_cpp import llama_set_n_threads
+
+            llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
+            self._threads = threads
+        return function(*args, **kwargs)
+
+    def close(self) -> None:
+        """Free the model and leave the machine's cores to the other model processes."""
+        if hasattr(self, "_llama"):
+            self._llama.close()
+            del self._llama
+        self.cores.close()
+
+    def encode(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """The vectors of every token of each text (none for an empty text). Windows of
+        several texts share one forward pass as separate sequences, up to `window` tokens."""
+        return self._call(self._encode, list(texts))
+
+    def _encode(self, texts: list[str]) -> list[TokenVectors]:
+        encoded, jobs = [], []
+        for text in texts:
+            data = text.encode("utf-8")
+            tokens = self._llama.tokenize(data, add_bos=False, special=False)
+            starts, ends = self._piece_bounds(tokens, data)
+            vectors = np.empty((len(tokens), self.dimension), np.float32)
+            encoded.append(TokenVectors(_char_offsets(data, starts, ends), vectors))
+            step = self.window - self.overlap
+            for begin in range(0, max(len(tokens) - self.overlap, 1), step):
+                if begin < len(tokens):
+                    jobs.append((vectors, begin, tokens[begin : begin + self.window]))
+        batch: list[tuple[np.ndarray, int, list[int]]] = []
+        for job in jobs:
+            if batch and sum(len(j[2]) for j in batch) + len(job[2]) > self.window:
+                self._decode(batch)
+                batch = []
+            batch.append(job)
+        if batch:
+            self._decode(batch)
+        return encoded
+
+    def _piece_bounds(self, tokens: list[int], data: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """Byte range of each token in `data`: its piece's bytes laid end to end."""
+        lengths = [len(self._llama.detokenize([token])) for token in tokens]
+        ends = np.cumsum(lengths, dtype=np.int64)
+        if len(tokens) and int(ends[-1]) != len(data):
+            raise ModelError(
+                f"{self.model_path.name}: the tokens' pieces do not spell the text again "
+                f"({int(ends[-1])} of {len(data)} bytes); its tokenizer gives no token offsets"
+            )
+        return ends - np.asarray(lengths, dtype=np.int64), ends
+
+    def _decode(self, batch: list[tuple[np.ndarray, int, list[int]]]) -> None:
+        """One forward pass over windows of one or more texts; each token of a window keeps
+        its vector unless an earlier window (more left context) already gave it one."""
+        import llama_cpp
+
+        llama = self._llama
+        llama._ctx.kv_cache_clear()
+        llama._batch.reset()
+        for sequence, (_, _, tokens) in enumerate(batch):
+            llama._batch.add_sequence(tokens, sequence, True)
+        llama._ctx.decode(llama._batch)
+        total = sum(len(tokens) for _, _, tokens in batch)
+        pointer = llama_cpp.llama_get_embeddings(llama._ctx.ctx)
+        if not pointer:
+            raise ModelError(f"{self.model_path.name} gave no token vectors")
+        rows = np.ctypeslib.as_array(pointer, shape=(total, self.dimension))
+        row = 0
+        for vectors, begin, tokens in batch:
+            keep = 0 if begin == 0 else self.overlap
+            vectors[begin + keep : begin + len(tokens)] = rows[row + keep : row + len(tokens)]
+            row += len(tokens)
+
+
+def _quiet_llama(**kwargs: Any) -> Any:
+    """llama.cpp's context prints a note on the pooling type to stderr even when quiet."""
+    import llama_cpp
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    with suppress_stdout_stderr(disable=False):
+        return llama_cpp.Llama(**kwargs)
+
+
+def _char_offsets(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Byte ranges of tokens -> character ranges; a range that cuts a character widens to
+    hold it (its start rounds down, its end up)."""
+    # char_of_byte[b]: the character that byte b belongs to; one past the end for len(data).
+    lead = np.frombuffer(data, np.uint8) & 0xC0 != 0x80
+    char_of_byte = np.concatenate([np.cumsum(lead) - 1, [int(lead.sum())]])
+    char_starts = char_of_byte[starts]
+    last_bytes = np.maximum(ends - 1, starts)
+    char_ends = char_of_byte[last_bytes] + 1
+    return np.stack([char_starts, char_ends], axis=1).astype(np.int32)

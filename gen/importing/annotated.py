@@ -1,0 +1,132 @@
+"""What the readers of annotation tools' exports share: one record per annotated item, spans
+without the whitespace a selection takes in, whose annotation is the gold one, and what
+was left out on the way.
+
+A tool reader returns every item of its file, so that `--as documents` takes every text.
+An item that holds no gold (a task nobody annotated, an answer `reject`) says why in
+`meta["left_out"]`; `gen import --as gold` leaves it out and counts the reason. Counts of
+what was read otherwise than the file might suggest (a cancelled annotation, a
+discontinuous entity split, a relation line ignored) go in `meta["import_notes"]`.
+Both keys are taken out of the record before it is stored (`gen.importing.run`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from gen.core.records import Record, Span
+from gen.importing import RecordDefaults
+from gen.text.words import trim_whitespace
+
+LEFT_OUT = "left_out"
+NOTES = "import_notes"
+GOLD = "gold"
+
+T = TypeVar("T")
+
+
+def gold_span(text: str, start: int, end: int, label: str) -> Span:
+    """A gold span on `text[start:end]` without the whitespace at its edges (a double-click
+    takes in the space after a word); a blank one, or one outside the text, stays as it
+    is for the checks to name."""
+    if 0 <= start < end <= len(text):
+        start, end = trim_whitespace(text, start, end) or (start, end)
+    return Span(start, end, label, GOLD)
+
+
+def choose(
+    items: Sequence[T],
+    *,
+    annotator: str | None,
+    who: Callable[[T], Iterable[str]],
+    when: Callable[[T], Any],
+) -> T | None:
+    """The gold annotation of one item: with `annotator`, that person's latest (None when
+    they did not annotate it); otherwise the latest of all. Latest by `when`; of equal
+    times, the one later in the file."""
+    if annotator is not None:
+        items = [item for item in items if annotator in set(who(item))]
+    if not items:
+        return None
+    return max(enumerate(items), key=lambda pair: (when(pair[1]), pair[0]))[1]
+
+
+def tool_record(
+    record_id: str,
+    text: str,
+    spans: Iterable[Span],
+    path: Path,
+    defaults: RecordDefaults,
+    *,
+    meta: dict[str, Any] | None = None,
+    left_out: str | None = None,
+    notes: Counter[str] | None = None,
+    flags: Sequence[str] = (),
+    fields: dict[str, str] | None = None,
+) -> Record:
+    """The record of one item: `fields` (category, doc_type, language) where the file
+    names them, else the defaults."""
+    given = fields or {}
+    extra: dict[str, Any] = {"imported_from": path.name, **(meta or {})}
+    if left_out:
+        extra[LEFT_OUT] = left_out
+    if notes:
+        extra[NOTES] = dict(notes)
+    return Record(
+        id=record_id,
+        text=text,
+        category=given.get("category") or defaults.category,
+        doc_type=given.get("doc_type") or defaults.doc_type,
+        language=given.get("language") or defaults.language,
+        source=GOLD,
+        spans=sorted(spans, key=lambda s: (s.start, s.end, s.label)),
+        meta=extra,
+        flags=list(flags),
+    )
+
+
+def is_offset(value: object) -> bool:
+    """An integer offset as JSON gives one (a bool is no offset, a float is refused)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def first_json_line(path: Path, limit: int = 1 << 20) -> Any:
+    """The JSON value of a file's first non-blank line (None when it is not JSON), to tell
+    which tool wrote a JSONL file; reads at most `limit` bytes."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(limit).decode("utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    for line in head.split("\n"):
+        if line.strip():
+            try:
+                return json.loads(line)
+            except ValueError:
+                return None
+    return None
+
+
+def taken(record: Record, target: str, notes: Counter[str]) -> Record | None:
+    """`record` without the reader's notes in its meta; None for gold when it holds none."""
+    meta = dict(record.meta)
+    reason = meta.pop(LEFT_OUT, None)
+    counted = meta.pop(NOTES, {})
+    if target == "documents":
+        return replace(record, meta=meta, spans=[], source="import")
+    notes.update(counted)
+    if reason:
+        notes[reason] += 1
+        return None
+    return replace(record, meta=meta)
+
+
+def left_out_reasons(records: Sequence[Record]) -> str:
+    """Why the records of a file hold no gold, counted: `tasks without annotation 3`."""
+    reasons = Counter(str(r.meta.get(LEFT_OUT)) for r in records)
+    return ", ".join(f"{reason} {count}" for reason, count in reasons.most_common())

@@ -1,0 +1,271 @@
+"""The encoder detector on the embedded model: token vectors, training, the folder it
+writes, its refusals, and the `detector` labeling strategy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gen.backends.llama_cpp_encoder import LlamaCppEncoder
+from gen.backends.models import embedded_model_path
+from gen.cli import main
+from gen.core.errors import UsageError
+from gen.core.packs import default_prompts_dir
+from gen.core.record_files import read_record_file
+from gen.core.records import Span, check_spans
+from gen.core.store import RecordTable
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
+from gen.evaluate.run import evaluate
+from gen.importing import RecordDefaults
+from gen.importing.run import import_files
+from gen.train import TrainSettings, load_detector
+from gen.train.encoder_detector import HEAD_FILE, IDENTIFIERS, cut_around
+from gen.train.encoder_features import (
+    EncoderSpec,
+    TokenVectorCache,
+    text_units,
+    unit_features,
+    unit_labels,
+)
+from gen.train.encoder_trainer import special_labels
+from gen.train.run import train_detector
+from scraping.queries.generate import generate_queries
+
+pytest.importorskip("sklearn")
+pytestmark = pytest.mark.model
+
+GOLD_DEV = Path(__file__).parents[1] / "bench" / "gold" / "gold-dev.jsonl"
+#: Binary token F1 of the detector on its own training documents: a head that learned
+#: nothing from the 135M's vectors stays near the share of sensitive tokens (about 0.2).
+TRAIN_BINARY_F1_FLOOR = 0.5
+ODD_TEXT = "Café 😀 naïve — Ünïcödé. He was diagnosed with diabetes in 2019. 東京で働く。\r\n"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_dir(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("cache")
+        patch.setenv("GEN_CACHE_DIR", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def gold_run(tmp_path_factory) -> Path:
+    """A run whose dataset is 16 hand-labeled documents of the gold dev split."""
+    folder = tmp_path_factory.mktemp("encoder-run")
+    lines = GOLD_DEV.read_text(encoding="utf-8").splitlines()[:16]
+    source = folder / "some-gold.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import_files(folder, [source], "gold")
+    build_dataset(folder, BuildOptions(sources=("gold",)))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def trained(gold_run: Path):
+    return train_detector(gold_run, TrainSettings(trainer="encoder"))
+
+
+def test_tokens_cover_the_text_and_windows_keep_left_context() -> None:
+    text = ("The patient, Zoë Ångström, was treated for asthma. " * 12) + ODD_TEXT
+    wide = LlamaCppEncoder(embedded_model_path(), window=512, overlap=64)
+    narrow = LlamaCppEncoder(embedded_model_path(), window=48, overlap=16)
+    (whole,), (windowed,) = wide.encode([text]), narrow.encode([text])
+    assert np.array_equal(whole.offsets, windowed.offsets)
+    covered = np.zeros(len(text), bool)
+    for start, end in whole.offsets:
+        covered[start:end] = True
+    assert covered.all()
+    # The first window is the same pass; later tokens see less context but stay finite.
+    assert np.allclose(whole.vectors[:48], windowed.vectors[:48], atol=1e-3)
+    assert np.isfinite(windowed.vectors).all()
+    # A unit cut by a window boundary still gets the mean of all its tokens.
+    units = text_units(text, "en", "sentence")
+    assert np.abs(unit_features(windowed, units)[:, : narrow.dimension]).sum(axis=1).min() > 0
+    # Several texts in one pass give each the vectors it gets alone.
+    (alone,) = wide.encode([ODD_TEXT])
+    _, together = wide.encode(["Another text first.", ODD_TEXT])
+    # (batched matrix products round differently: the same up to float noise)
+    cosine = (alone.vectors * together.vectors).sum(1) / (
+        np.linalg.norm(alone.vectors, axis=1) * np.linalg.norm(together.vectors, axis=1)
+    )
+    assert cosine.min() > 0.999
+
+
+def test_unit_labels_take_a_clause_told_inside_a_longer_sentence() -> None:
+    text = "We met on Monday at the office, and she told me she has epilepsy since 2010."
+    units = text_units(text, "en", "sentence")
+    told = Span(text.index("she has"), len(text) - 1, "health")
+    assert unit_labels(text, units, [told], ["health"], cover=0.9) == ["health"]
+    # A few words of a long span in a unit do not make it learn the label.
+    long_span = Span(0, len(text) - 1, "health")
+    other = "Nothing here. " + text
+    shifted = Span(long_span.start + 14, long_span.end + 14, "health")
+    assert unit_labels(other, text_units(other, "en", "sentence"), [shifted], ["health"], 0.5) == [
+        None,
+        "health",
+    ]
+
+
+def test_a_unit_span_is_cut_around_the_identifiers_inside_it() -> None:
+    text = "Dr. Anna Rossi (anna@example.org) treats his asthma."
+    unit = Span(0, len(text), "health")
+    holes = [Span(4, 14, "PERSON"), Span(16, 32, "EMAIL")]
+    pieces = cut_around(text, [unit], holes)
+    assert [text[s.start : s.end] for s in pieces] == ["Dr", "treats his asthma"]
+    assert all(s.label == "health" for s in pieces)
+
+
+def test_training_writes_a_detector_that_learned_its_documents(trained, gold_run) -> None:
+    folder = trained.folder
+    info = json.loads((folder / "detector.json").read_text())
+    assert info["trainer"] == "encoder"
+    assert info["encoder_sha256"] == EncoderSpec.of(embedded_model_path(), 1, 0).sha256
+    assert set(info["labels"]) <= set(special_labels()) and info["labels"]
+    assert (folder / HEAD_FILE).is_file() and (folder / "README.md").is_file()
+    # The gold documents' identifiers are learned by the spaCy model beside the head.
+    assert "PERSON" in info["identifiers"] and (folder / IDENTIFIERS / "model").is_dir()
+    records = [r for r in read_record_file(GOLD_DEV, "gold")][:16]
+    detector = load_detector(folder)
+    predicted = detector.predict([r.text for r in records])
+    special = set(special_labels())
+    gold = [replace(r, spans=[s for s in r.spans if s.label in special]) for r in records]
+    pred = [replace(r, spans=p) for r, p in zip(records, predicted, strict=True)]
+    report = evaluate(gold, pred).groups["all"]
+    assert report.token_binary.f1 >= TRAIN_BINARY_F1_FLOOR
+
+
+def test_a_second_pass_reads_the_cache_without_loading_the_model(trained, cache_dir) -> None:
+    info = json.loads((trained.folder / "detector.json").read_text())
+    spec = EncoderSpec(Path(info["encoder"]), info["encoder_sha256"], info["window"], 256)
+    texts = [r.text for r in read_record_file(GOLD_DEV, "gold")][:16]
+    fresh = TokenVectorCache(spec)
+    fresh.vectors(texts, "again")
+    assert (fresh.hits, fresh.misses) == (16, 0)
+    assert fresh._encoder is None
+    # A damaged file is computed again.
+    damaged = next(cache_dir.rglob("*.npz"))
+    damaged.write_bytes(b"not a numpy file")
+    again = TokenVectorCache(spec)
+    again.vectors(texts, "again")
+    assert again.misses == 1
+
+
+def test_predicted_spans_are_exact_units_of_odd_unicode(trained, tmp_path) -> None:
+    folder = tmp_path / "eager"
+    shutil.copytree(trained.folder, folder)
+    with np.load(folder / HEAD_FILE) as head:
+        arrays = dict(head)
+    arrays["thresholds"] = np.zeros_like(arrays["thresholds"])  # every unit becomes a span
+    np.savez(folder / HEAD_FILE, **arrays)
+    (spans,) = load_detector(folder).predict([ODD_TEXT])
+    units = text_units(ODD_TEXT, "en", "sentence")
+    assert [(s.start, s.end) for s in spans] == units
+    check_spans(ODD_TEXT, spans)
+    assert all(0 < s.score <= 1 and s.source == "model" for s in spans)
+
+
+def _edited(trained, tmp_path: Path, **changes: object) -> Path:
+    folder = tmp_path / "edited"
+    shutil.copytree(trained.folder, folder)
+    info = json.loads((folder / "detector.json").read_text())
+    info.update(changes)
+    (folder / "detector.json").write_text(json.dumps(info))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"encoder_sha256": "0" * 64}, "has sha256 .*, the detector was trained with 000000000000"),
+        ({"encoder": "/nowhere/model.gguf"}, "its encoder /nowhere/model.gguf is not found"),
+        ({"format": 0}, "encoder detector format 0, this gen reads format 1"),
+    ],
+)
+def test_a_detector_refuses_another_encoder_or_version(trained, tmp_path, changes, message):
+    with pytest.raises(UsageError, match=message):
+        load_detector(_edited(trained, tmp_path, **changes))
+
+
+def test_cli_refuses_a_missing_or_unusable_encoder_and_writes_nothing(gold_run, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "model"
+    missing = runner.invoke(
+        main,
+        [
+            "train",
+            "--run",
+            str(gold_run),
+            "--trainer",
+            "encoder",
+            "--encoder",
+            "nope.gguf",
+            "--out",
+            str(out),
+        ],
+    )
+    assert missing.exit_code == 2
+    assert "--encoder nope.gguf: file not found" in missing.output
+    not_a_model = tmp_path / "notes.gguf"
+    not_a_model.write_text("hello")
+    broken = runner.invoke(
+        main,
+        [
+            "train",
+            "--run",
+            str(gold_run),
+            "--trainer",
+            "encoder",
+            "--encoder",
+            str(not_a_model),
+            "--out",
+            str(out),
+        ],
+    )
+    assert broken.exit_code == 2
+    assert "cannot load" in broken.output and "Traceback" not in broken.output
+    assert not out.exists()
+
+
+def test_cli_refuses_a_train_split_without_special_categories(tmp_path):
+    generate_queries(tmp_path, locale="en_US", n=40, seed=0, prompts_dir=default_prompts_dir())
+    build_dataset(tmp_path, BuildOptions())
+    result = CliRunner().invoke(main, ["train", "--run", str(tmp_path), "--trainer", "encoder"])
+    assert result.exit_code == 2
+    assert "no span of a special category" in result.output
+    assert not (tmp_path / "models" / "encoder").exists()
+
+
+def test_the_detector_strategy_labels_a_run(trained, tmp_path):
+    run = tmp_path / "run"
+    text_file = tmp_path / "letter.txt"
+    text_file.write_text(ODD_TEXT * 3, encoding="utf-8")
+    import_files(run, [text_file], "documents", RecordDefaults(category="health"))
+    runner = CliRunner()
+    refused = runner.invoke(main, ["label", "--run", str(run), "--strategy", "detector"])
+    assert refused.exit_code == 2 and "needs --detector DIR" in refused.output
+    result = runner.invoke(
+        main,
+        [
+            "label",
+            "--run",
+            str(run),
+            "--strategy",
+            "detector",
+            "--detector",
+            str(trained.folder),
+            "--min-score",
+            "0",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (labeled,) = RecordTable(run / "labeled").read()
+    assert all(s.source == "detector" and s.score is not None for s in labeled.spans)
+    check_spans(labeled.text, labeled.spans)
