@@ -4,7 +4,8 @@ Every pair of strategies that labeled the same documents is compared; every word
 of a document is "sensitive" for a strategy when one of its category spans touches it.
 Over all tokens of a category's documents, Cohen's kappa corrects the raw agreement for
 chance (most tokens are often negative for both) and F1 measures the overlap of the
-positives.
+positives. Where one strategy marked no token there is nothing to compare (kappa and F1
+would be 0, read as total disagreement): both are None, and the report says so.
 """
 
 from __future__ import annotations
@@ -78,11 +79,12 @@ def agreement(documents: Iterable[tuple[str, Sequence[Span], Sequence[Span]]]) -
         first += token_flags(text, first_spans)
         second += token_flags(text, second_spans)
         count += 1
+    compared = any(first) and any(second)
     return Agreement(
         documents=count,
         tokens=len(first),
         first_positive=sum(first),
         second_positive=sum(second),
-        kappa=cohen_kappa(first, second),
-        f1=f1(first, second),
+        kappa=cohen_kappa(first, second) if compared else None,
+        f1=f1(first, second) if compared else None,
     )

@@ -10,6 +10,7 @@ the gold dev split sexuality F1 0.12 at 0.8, 0.56 at 0.4; docs/labeling.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen.core.errors import UsageError
@@ -37,8 +38,9 @@ class MinScore:
         )
 
     @classmethod
-    def parse(cls, text: str | float) -> MinScore:
-        """A MinScore from `0.8` or `0.8,label=0.4,...`; a usage error names what is wrong."""
+    def parse(cls, text: str | float, labels: Sequence[str] | None = None) -> MinScore:
+        """A MinScore from `0.8` or `0.8,label=0.4,...`; a usage error names what is wrong,
+        a label that is none of `labels` (when given) first of all."""
         if isinstance(text, int | float):
             return cls(_probability(str(text), text))
         default: float | None = None
@@ -54,6 +56,11 @@ class MinScore:
                 default = number
                 continue
             label = label.strip()
+            if labels is not None and label and label not in labels:
+                raise UsageError(
+                    f"--min-score {text!r}: {label!r} is no sensitive category; expected one "
+                    f"of {', '.join(labels)}"
+                )
             if not label or label in by_label:
                 raise UsageError(
                     f"--min-score {text!r}: {'a repeated' if label else 'an empty'} label in "

@@ -26,9 +26,10 @@ known whatever the model wrote (`source = planned`).
   it then stands. Of those, the one holding the most content words wins, then the best
   score; with none, the fact is missing.
 
-A span is the passage found, trimmed like gold spans: without the punctuation at its
-edges (the aligner's `trim_punctuation`), widened to whole words of `gen.text.words`. A
-passage one fact took is not searched for the next, so the spans never overlap.
+A span is the passage found, trimmed like gold spans: without the punctuation and markup
+at its edges (`labeling.align.edges`, shared with the other strategies), widened to whole
+words of `gen.text.words`. A passage one fact took is not searched for the next, so the
+spans never overlap.
 
 In placeholder style the writer wrote `[[FACT_1]]` where fact 1 belongs; `substitute`
 puts the facts in their places and so knows their spans exactly.
@@ -46,7 +47,7 @@ from rapidfuzz.process import cdist
 
 from gen.core.pack_facts import FinderSettings
 from gen.text.words import word_spans, words_in
-from labeling.align.aligner import trim_punctuation
+from labeling.align.edges import trim_punctuation
 from labeling.align.regions import MIN_WORD_SIMILARITY
 from labeling.align.tokens import SourceTokens, is_word, normalise_tokens
 

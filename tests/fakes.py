@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,6 +58,41 @@ class ScriptedBackend:
 
     def describe(self) -> dict[str, object]:
         return {"backend": self.name}
+
+
+class SlowBackend(ScriptedBackend):
+    """A scripted backend that, once `slow` is set, spends `token_seconds` on each of
+    `tokens` tokens of an answer, as an engine does, calling `on_token(request, number)`
+    before each; it stops between tokens once the request is abandoned
+    (`GenerationRequest.abandon`), as the llama.cpp backend does."""
+
+    def __init__(
+        self,
+        reply: Callable[[GenerationRequest], str],
+        *,
+        tokens: int,
+        token_seconds: float,
+        on_token: Callable[[GenerationRequest, int], None] = lambda request, number: None,
+    ) -> None:
+        super().__init__(reply)
+        self.tokens = tokens
+        self.token_seconds = token_seconds
+        self.on_token = on_token
+        self.slow = False
+        self.abandoned: list[GenerationRequest] = []
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        completion = super().generate(request)
+        abandon = getattr(request, "abandon", None)
+        for number in range(self.tokens if self.slow else 0):
+            self.on_token(request, number)
+            if abandon is not None and abandon.is_set():
+                from gen.backends.base import RequestAbandoned
+
+                self.abandoned.append(request)
+                raise RequestAbandoned("abandoned between two tokens")
+            time.sleep(self.token_seconds)
+        return completion
 
 
 BODY = (

@@ -45,10 +45,13 @@ def read(
     format_name: str | None = None,
     label_map: Path | None = LABEL_MAP,
     drop_unmapped: bool = False,
+    allow_unknown: bool = False,
     **defaults: str,
 ) -> tuple[dict[str, Record], Counter[str]]:
     notes: Counter[str] = Counter()
-    rules = LabelRules.of(label_map=label_map, drop_unmapped=drop_unmapped)
+    rules = LabelRules.of(
+        label_map=label_map, drop_unmapped=drop_unmapped, allow_unknown=allow_unknown
+    )
     records = read_files(
         [path], target, RecordDefaults(**defaults), format_name, rules=rules, notes=notes
     )

@@ -391,3 +391,21 @@ def test_a_final_tag_with_nothing_after_it_stops_at_the_line_break() -> None:
 
     assert labeled(original, alignment) == [("health", "panic attacks at work")]
     assert alignment.spans[0].quality == "fuzzy" and alignment.coverage < 1.0
+
+
+@pytest.mark.parametrize(
+    ("passage", "kept"),
+    [
+        ('<a href="x.html">votes Green</a>', "votes Green"),
+        ("<br/>has asthma<br />", "has asthma"),
+        ("(has asthma", "has asthma"),
+        ("takes <5 mg a day", "takes <5 mg a day"),
+        ("<b>", None),
+    ],
+)
+def test_markup_and_unmatched_brackets_leave_a_passage_s_edges(passage: str, kept: str | None):
+    from labeling.align.edges import trim_passage
+
+    text = f"Note: {passage} end"
+    edges = trim_passage(text, 6, 6 + len(passage))
+    assert (text[edges[0] : edges[1]] if edges else None) == kept

@@ -138,3 +138,40 @@ def test_a_pack_without_chatter_phrases_says_so(prompts: Path, tmp_path: Path) -
     result = run_plan(prompts, tmp_path)
     assert result.exit_code == 2
     assert "en/generation.yaml: chatter: required key is missing" in result.output
+
+
+def empty_list(path: Path, key: str) -> int:
+    """Write `key: []` in place of the list `key` holds (flow or block style, nested keys
+    as `a.b`); the line of the key."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    *parents, name = key.split(".")
+    indent = "  " * len(parents)
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{indent}{name}:"))
+    end = start + 1
+    while end < len(lines) and (lines[end].startswith(indent + " ") or lines[end] == ""):
+        end += 1
+    lines[start:end] = [f"{indent}{name}: []"]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return start + 1
+
+
+@pytest.mark.parametrize(
+    "key", ["jobs", "employers", "addresses", "month_names", "place_names.lowercase_words"]
+)
+def test_an_empty_list_in_persona_yaml_is_named_by_plan_and_packs_check(
+    prompts: Path, tmp_path: Path, key: str
+) -> None:
+    """An empty list would silently fall back to Faker's English job titles, its company
+    names...: refused with the file, the line and the key, as facts.yaml's value lists."""
+    persona = prompts / "it" / "persona.yaml"
+    line = empty_list(persona, key)
+    expected = f"{persona}: line {line}: {key}: the list is empty"
+    result = run_plan(prompts, tmp_path, "--language", "it")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: {expected}") and "Traceback" not in result.output
+    check = CliRunner().invoke(
+        main, ["packs", "check", "--prompts", str(prompts), "--language", "it", "--personas", "5"]
+    )
+    assert check.exit_code == 2
+    assert check.output.strip().splitlines()[0].startswith(expected), check.output
+    assert "slash forms" not in check.output and "English words" not in check.output

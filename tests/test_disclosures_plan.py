@@ -131,6 +131,23 @@ def test_disclosure_options_need_planned_disclosures() -> None:
         DocumentsOptions(spec(style="placeholder"), n=1, inline_labels=True)
 
 
+@pytest.mark.parametrize("share", ["0.004", "0.125", "0.999"])
+def test_a_second_category_share_that_is_no_whole_percent_is_refused(share: str) -> None:
+    """0.004 would silently plan 0%: the plan draws in whole percent, so another share is
+    refused instead of rounded to another plan."""
+    args = ["plan", "--n", "1", "--disclosures", "planned", "--second-category-share", share]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"error: --second-category-share {share}: the plan draws in whole percent "
+        f"(0.00 to 1.00, e.g. 0.3); {share} is none"
+    ]
+    with pytest.raises(UsageError, match="whole percent"):
+        DisclosureSpec(second_share=float(share))
+    assert DisclosureSpec(second_share=0.07).key.endswith("-x7")
+    assert CliRunner().invoke(main, [*args[:-1], "0.07"]).exit_code == 0
+
+
 def test_italian_plans_gendered_facts() -> None:
     pack = load_language_pack("it")
     planned = PlanSpec(language="it", category="politic", disclosures=PLANNED)

@@ -243,3 +243,14 @@ def test_a_bad_abbreviation_in_a_pack_is_a_located_error(queries, tmp_path):
     result = CliRunner().invoke(main, [*args, "--prompts", str(prompts)])
     assert result.exit_code == 2
     assert "language.yaml" in result.output and "abbreviation 'Apt'" in result.output
+
+
+def test_conll_document_lines_with_other_ids_are_reported(tmp_path):
+    record = Record("q", "Ship it now.", "other", "form", "en", "faker", [])
+    words = "\n".join(f"{word}\tO" for word in ("Ship", "it", "now", "."))
+    (tmp_path / "train.conll").write_text(f'-DOCSTART-\tO\tid="other"\n\n{words}\n\n')
+    job = ExportJob({"train": [record]}, tmp_path, TaggingSettings("io"))
+    details = {"files": {"train": "train.conll"}, "tags": ["O"]}
+    assert check_conll(job, details) == [
+        "train.conll: the ids of the -DOCSTART- lines are not the records' ids"
+    ]

@@ -319,3 +319,44 @@ def test_a_text_file_of_an_unknown_language_is_named(tmp_path):
     with pytest.raises(UsageError, match=r"^x\.txt: record x: no prompts for language 'xx'"):
         check_fields(read_files([tmp_path / "x.txt"], "documents", RecordDefaults(language="xx")),
                      "documents", RecordDefaults(), None)  # fmt: skip
+
+
+def test_a_text_files_byte_order_mark_is_dropped_like_its_crlf(tmp_path):
+    path = tmp_path / "letter.txt"
+    path.write_bytes("\ufeffDear Anna,\r\nall is well.\r\n".encode())
+    (record,) = read_files([path], "documents", RecordDefaults())
+    assert record.text == "Dear Anna,\nall is well.\n"
+
+
+def test_predict_reads_text_files_by_the_rule_of_import(tmp_path):
+    """One rule for both: an empty .txt in a folder is refused by each, a single .txt file
+    is read by each, with the same text and id."""
+    from gen.predict.run import read_inputs
+
+    single = tmp_path / "one.txt"
+    single.write_bytes("\ufeffDear Anna,\r\nall is well.".encode())
+    imported = read_files([single], "documents", RecordDefaults())
+    predicted = read_inputs(single)
+    assert [(r.id, r.text) for r in predicted] == [(r.id, r.text) for r in imported]
+    folder = tmp_path / "letters"
+    folder.mkdir()
+    (folder / "a.txt").write_text("First letter.", encoding="utf-8")
+    (folder / "empty.txt").write_text(" \n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"empty\.txt: the file is empty"):
+        read_files([folder], "documents", RecordDefaults())
+    with pytest.raises(UsageError, match=r"empty\.txt: the file is empty"):
+        read_inputs(folder)
+
+
+def test_the_conll_round_trip_keeps_the_record_ids(tmp_path):
+    """The export writes each record's id on its -DOCSTART- line; the import reads it back.
+    A document line without one gives `<file>-<n>`, as before."""
+    records = [*_gold_records(), Record("a b\tc", "Tab in the id.", "other", "note", "en", "gold")]
+    _export("conll", records, tmp_path / "out")
+    conll = tmp_path / "out" / "test.conll"
+    assert conll.read_text(encoding="utf-8").startswith('-DOCSTART-\tO\tid="g1"\n\n')
+    imported = read_files([conll], "gold", RecordDefaults())
+    assert [r.id for r in imported] == ["g1", "g2", "a b\tc"]
+    hand = tmp_path / "hand.conll"
+    hand.write_text("-DOCSTART- O\n\nok O\n\n-DOCSTART-\tO\n\nfine\tO\n", encoding="utf-8")
+    assert [r.id for r in read_files([hand], "gold", RecordDefaults())] == ["hand-0", "hand-1"]

@@ -22,12 +22,11 @@ from import_data import (
     spans,
 )
 
-from gen.core.errors import ConfigError, UsageError
+from gen.core.errors import UsageError
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.importing import RecordDefaults
 from gen.importing.formats.text import TextReader
-from gen.importing.labels import LabelRules
 
 # -- doccano ------------------------------------------------------------------------------------
 
@@ -155,6 +154,20 @@ def test_brat_records_have_the_id_and_text_of_the_text_import(name: str) -> None
     assert records[name].text == alone.text and alone.id == name
 
 
+@pytest.mark.parametrize(
+    ("anna", "rossi"),
+    [("1 5", "10 15"), ("1 5", "9 14"), ("0 4", "9 14"), ("0 4", "8 13")],
+    ids=["bom-crlf", "bom-lf", "crlf", "lf"],
+)
+def test_brat_drops_a_byte_order_mark_whether_its_offsets_count_it_or_not(
+    tmp_path: Path, anna: str, rossi: str
+) -> None:
+    ann = f"T1\tPER {anna}\tAnna\nT2\tPER {rossi}\tRossi\n"
+    records, _ = read(brat_pair(tmp_path, "\ufeffAnna\r\nDr Rossi\r\n", ann))
+    assert records["d"].text == "Anna\nDr Rossi\n"
+    assert spans(records["d"]) == [("Anna", "PERSON"), ("Rossi", "PERSON")]
+
+
 def test_a_brat_folder_reads_each_txt_with_its_ann_once(tmp_path: Path) -> None:
     result = gen_import(FIXTURES / "brat", "--run", tmp_path / "run", "--as", "documents")
     assert result.exit_code == 0, result.output
@@ -225,46 +238,7 @@ def test_overlapping_and_empty_spans_are_refused_in_doccano_prodigy_and_brat_sha
     assert not (tmp_path / "run").exists()
 
 
-# -- labels, formats, the command ----------------------------------------------------------------
-
-
-def test_unknown_labels_are_refused_up_front_naming_them_and_their_counts(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    result = gen_import(FIXTURES / "labelstudio.json", FIXTURES / "doccano.jsonl", "--run", run,
-                        "--as", "gold")  # fmt: skip
-    one_line_error(result, "labels gen does not know: PER (5 spans), LOC (3 spans), "
-                           "DIAGNOSIS (2 spans), MISC (1 span) (first in ")  # fmt: skip
-    assert "--label-map FILE.yaml" in result.output and "--drop-unmapped" in result.output
-    assert not run.exists()
-
-
-def test_drop_unmapped_leaves_out_and_counts_unknown_labels() -> None:
-    records, notes = read(FIXTURES / "doccano.jsonl", label_map=None, drop_unmapped=True)
-    assert spans(records["doccano-1"]) == [("anna.mueller@example.org", "EMAIL")]
-    assert notes == {
-        "spans of unmapped label PER left out": 2,
-        "spans of unmapped label LOC left out": 1,
-        "spans of unmapped label DIAGNOSIS left out": 1,
-    }
-
-
-def test_a_label_map_to_a_label_gen_does_not_know_names_file_line_and_key(tmp_path: Path) -> None:
-    path = tmp_path / "map.yaml"
-    path.write_text("labels:\n  PER: PERSON\n  LOC: PLACE\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"map.yaml: line 3: labels.LOC: 'PLACE' is not a label"):
-        LabelRules.of(label_map=path)
-    result = gen_import(FIXTURES / "doccano.jsonl", "--run", tmp_path / "run", "--as", "gold",
-                        "--label-map", path)  # fmt: skip
-    one_line_error(result, "labels.LOC: 'PLACE' is not a label gen knows")
-
-
-def test_gen_formats_keep_their_labels_and_take_the_map(tmp_path: Path) -> None:
-    row = {"id": "g", "text": "Anna", "spans": [{"start": 0, "end": 4, "label": "PER"}]}
-    path = jsonl(tmp_path / "gold.jsonl", row)
-    unmapped, _ = read(path, label_map=None)
-    assert spans(unmapped["g"]) == [("Anna", "PER")]
-    mapped, _ = read(path)
-    assert spans(mapped["g"]) == [("Anna", "PERSON")]
+# -- formats, the command ------------------------------------------------------------------------
 
 
 def test_tool_jsonl_is_sniffed_and_gen_jsonl_still_read_as_records(tmp_path: Path) -> None:

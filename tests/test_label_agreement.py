@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,37 @@ def test_agreement_pools_the_tokens_of_all_documents() -> None:
     assert (result.first_positive, result.second_positive) == (1, 2)
     assert result.f1 == pytest.approx(2 / 3)
     assert result.to_dict()["kappa"] == round(result.kappa, 4)
+
+
+def test_a_strategy_that_found_nothing_has_nothing_to_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kappa 0.00 and F1 0.00 would read as total disagreement: with no sensitive token on
+    one side there is nothing to compare, and the table says so."""
+    from gen.cli.label import report
+    from gen.core.runs import RunPaths
+    from labeling.summary import LabelSummary
+
+    one_sided = agreement([("one two three", [Span(0, 3, "x")], [])])
+    assert (one_sided.kappa, one_sided.f1) == (None, None)
+    assert agreement([("one two", [], [])]).to_dict()["kappa"] is None
+    both = agreement([("one two three", [Span(0, 3, "x")], [Span(0, 7, "x")])])
+    summary = LabelSummary(
+        "sentences,censor",
+        strategies=("sentences", "censor"),
+        agreement={
+            "sentences vs censor": {
+                "health": one_sided.to_dict(),
+                "judicial": both.to_dict(),
+                "politic": agreement([("one two", [], [])]).to_dict(),
+            }
+        },
+    )
+    report(summary, RunPaths(tmp_path))
+    lines = capsys.readouterr().out.splitlines()
+    health = next(line for line in lines if "health" in line)
+    assert "nothing to compare: censor marked no token" in health and "0.00" not in health
+    politic = next(line for line in lines if "politic" in line)
+    assert "nothing to compare: neither marked a token" in politic
+    judicial = next(line for line in lines if "judicial" in line)
+    assert judicial.split()[-2:] == ["0.40", "0.67"]

@@ -225,3 +225,14 @@ def test_cli_bad_min_score_is_one_line_and_status_2(tmp_path: Path) -> None:
         "error: --min-score '0.8,x': 'x' is not a number; expected a probability such as 0.8, "
         "optionally followed by label=probability pairs (0.8,sexuality=0.4)"
     )
+
+
+@pytest.mark.parametrize("written", ["unknown=0.5", "0.8,unknown=0.5", "unknown=x"])
+def test_cli_min_score_names_a_label_that_is_none(tmp_path: Path, written: str) -> None:
+    """A label no category has is named first, with or without a value for every label."""
+    result = CliRunner().invoke(main, ["label", "--run", str(tmp_path), "--min-score", written])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(
+        f"error: --min-score {written!r}: 'unknown' is no sensitive category; expected one of "
+        "health, politic, sexuality, judicial, philosophy, ethnic"
+    ), result.output

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
-from fakes import ScriptedBackend
+from fakes import ScriptedBackend, SlowBackend
 from planned_fakes import writer
 
 from gen.backends.base import GenerationRequest
@@ -51,6 +54,30 @@ def test_repeats_long_lines_and_lines_without_letters_are_dropped() -> None:
     facts, dropped = parse_facts(answer, PERSONA, SETTINGS, wanted=3)
     assert facts == ["votes Green at every election"]
     assert [d["why"] for d in dropped] == ["repeated", "too_long", "no_letters"]
+
+
+def test_a_line_that_opens_with_the_full_name_loses_all_of_it() -> None:
+    persona = {"name": "Andre Russell", "first_name": "Andre", "last_name": "Russell"}
+    answer = (
+        "1. Andre Russell, a 28-year-old dentist, takes metformin for type 2 diabetes.\n"
+        "2. Andre Russell: was diagnosed with asthma in 2010.\n"
+        "3. Andre Russell uses a peak flow meter every morning.\n"
+    )
+    facts, _ = parse_facts(answer, persona, SETTINGS, wanted=3)
+    assert facts == [
+        "takes metformin for type 2 diabetes",
+        "was diagnosed with asthma in 2010",
+        "uses a peak flow meter every morning",
+    ]
+
+
+def test_an_echo_of_the_request_is_no_fact() -> None:
+    topic = "their political opinions or their trade-union membership: a party, a union, a role"
+    request = f"Write 2 short facts about Maria Rossi that disclose {topic}, a campaign."
+    answer = "A Party, a Union, a Role, a Campaign\nhas voted Green at every election since 2010\n"
+    facts, dropped = parse_facts(answer, PERSONA, SETTINGS, wanted=2, request=request)
+    assert facts == ["has voted Green at every election since 2010"]
+    assert dropped == [{"line": "A Party, a Union, a Role, a Campaign", "why": "echo"}]
 
 
 FACT_REQUEST = re.compile(r"Write (\d+) short facts about (.+?) that disclose")
@@ -144,3 +171,45 @@ def test_the_facts_request_names_the_topic_and_the_count(language: str) -> None:
     parts = facts_parts(pack, item, "judicial", 2)
     assert item.persona["name"] in parts.instruction and " 2 " in parts.instruction
     assert pack.facts.categories["judicial"].topic in parts.instruction
+
+
+def test_ctrl_c_abandons_the_request_in_flight_and_a_rerun_loses_and_repeats_nothing(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C in the middle of an item's facts request stops at the next token: neither that
+    request nor the item's document request runs to its end, and the re-run ends with every
+    document once, the ones stored before unchanged."""
+    paths = RunPaths(tmp_path)
+    spec = PlanSpec(language="en", category="health", disclosures=DisclosureSpec(facts="model"))
+    options = DocumentsOptions(spec, n=4)
+    written = fact_writer(good=True)
+    documents_answered = []
+    interrupted: list[float] = []
+
+    def reply(request: GenerationRequest) -> str:
+        backend.slow = len(documents_answered) >= 2  # the third item is slow
+        if not FACT_REQUEST.search(request.prompt):
+            documents_answered.append(request)
+        return written(request)
+
+    def ctrl_c(request: GenerationRequest, number: int) -> None:
+        if number == 5 and not interrupted:
+            interrupted.append(time.monotonic())
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    backend = SlowBackend(reply, tokens=100, token_seconds=0.05, on_token=ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        generate_run(paths, options, backend)
+    stopped_after = time.monotonic() - interrupted[0]
+    assert stopped_after < 2, f"stopped {stopped_after:.1f} s after Ctrl-C"
+    assert len(backend.abandoned) == 1 and FACT_REQUEST.search(backend.abandoned[0].prompt)
+    assert len(documents_answered) == 2  # the third item's document was never asked for
+    kept = {r.id: r.text for r in RecordTable(paths.documents).read()}
+    assert len(kept) == 2
+    assert not RecordTable(paths.rejects("documents")).exists()
+    generate_run(paths, options, ScriptedBackend(written))
+    final = RecordTable(paths.documents).read()
+    assert len(final) == 4 == len({r.id for r in final})
+    assert {r.id: r.text for r in final if r.id in kept} == kept
+    plan = next(iter(json.loads(paths.manifest("documents").read_text())["plans"].values()))
+    assert [run["status"] for run in plan["runs"]] == ["interrupted", "complete"]

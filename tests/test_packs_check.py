@@ -3,6 +3,7 @@ of personas, one line per problem and exit status 2."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -85,6 +86,22 @@ def test_a_broken_file_is_one_line_and_the_other_packs_still_pass(prompts: Path)
     assert any(line.startswith(f"{prompts}/it/labeling.yaml:") for line in lines), lines
     assert "en: ok (8 files, 10 personas, 10 prompts rendered)" in lines
     assert lines[-1] == "error: 1 problem in it"
+
+
+def test_every_problem_of_a_file_is_a_line_of_its_own_and_counted(prompts: Path) -> None:
+    """An empty value list and an unknown key in facts.yaml: two lines, two problems (and no
+    third about the templates that use the empty list's slot)."""
+    facts = prompts / "en" / "facts.yaml"
+    text = re.sub(r"      party: \[[^\]]*\]", "      party: []", facts.read_text(), count=1)
+    facts.write_text(text.replace("  max_words: 30\n", "  max_words: 30\n  bogus_key: 1\n", 1))
+    result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert lines == [
+        f"{facts}: line 51: model.bogus_key: unknown key",
+        f"{facts}: line 122: categories.politic.values: party: the value list is empty",
+        "error: 2 problems in en",
+    ]
 
 
 def test_an_unknown_pack_is_a_usage_error() -> None:

@@ -131,6 +131,39 @@ def test_the_cli_reports_the_facts_and_a_short_run_names_the_cause(
     assert "every answer was disclosure_missing: the writer left planned facts out" in error
 
 
+@pytest.mark.parametrize(
+    ("style", "hint", "not_hinted"),
+    [
+        ("inline", "try --fact-style placeholder or a larger model", None),
+        ("placeholder", "try a larger model", "--fact-style placeholder"),
+    ],
+)
+def test_the_hint_of_a_short_run_follows_the_options_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, style: str, hint: str, not_hinted: str | None
+) -> None:
+    """The cause of a short run never suggests the fact style already in use."""
+    reply = (
+        placeholder_writer(leave_out=1)
+        if style == "placeholder"
+        else writer(lambda number, fact: None if number == 1 else fact)
+    )
+    monkeypatch.setattr(documents_stage, "make_backend", lambda options: ScriptedBackend(reply))
+    result = CliRunner().invoke(
+        main,
+        [
+            *["documents", "--run", str(tmp_path), "--category", "judicial", "--n", "2"],
+            *["--disclosures", "planned", "--fact-style", style, "--require-disclosures"],
+            *["--seed", "1"],
+        ],
+    )
+    assert result.exit_code == 3, result.output
+    error = result.output.strip().splitlines()[-1]
+    assert "the writer left planned facts out" in error and hint in error
+    assert "drop --require-disclosures" in error
+    if not_hinted:
+        assert not_hinted not in error
+
+
 def test_placeholders_are_replaced_and_a_left_out_one_is_missing(tmp_path: Path) -> None:
     paths, _ = generate(tmp_path, placeholder_writer(leave_out=2), style="placeholder")
     for record in documents(paths):

@@ -219,3 +219,57 @@ def test_bad_fillers_are_named(tmp_path: Path, fillers: str, message: str) -> No
     )
     with pytest.raises(ConfigError, match=message):
         load_templates(prompts, "it_IT")
+
+
+def test_a_plan_beyond_the_bound_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_planning(*args: object, **kwargs: object) -> list[int]:
+        raise AssertionError("planned before the bound was checked")
+
+    monkeypatch.setattr("scraping.queries.generate.plan", no_planning)
+    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--n", "100000000000"])
+    assert result.exit_code == 2, result.output
+    assert "--n 100000000000" in result.output and "at most 1000000" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "queries").exists()
+
+
+def test_records_are_written_from_the_start_and_ctrl_c_says_how_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan of a million queries stores its first batch at once, not after planning all of
+    them; Ctrl-C then says how many records it kept."""
+    import time
+
+    from scraping.queries import generate
+
+    made = generate._query
+    started = time.monotonic()
+    first: list[float] = []
+
+    def interrupt_at_250(*args: object, **kwargs: object) -> Record:
+        first.append(time.monotonic() - started)
+        if len(first) == 250:
+            raise KeyboardInterrupt
+        return made(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generate, "_query", interrupt_at_250)
+    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--n", "1000000"])
+    assert result.exit_code == 130
+    assert first[0] < 10, f"first query after {first[0]:.0f} s"
+    assert len(records(tmp_path)) == 200  # two batches of 100
+    assert "interrupted: 200 new records saved" in result.output
+    assert f"{tmp_path / 'queries'}" in result.output
+    assert "finished records are saved" not in result.output
+
+
+def test_ctrl_c_before_any_record_says_none_was_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt(*args: object, **kwargs: object) -> Record:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("scraping.queries.generate._query", interrupt)
+    result = CliRunner().invoke(main, ["queries", "--run", str(tmp_path), "--n", "10"])
+    assert result.exit_code == 130
+    assert "interrupted: no new record was saved" in result.output

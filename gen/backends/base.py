@@ -13,9 +13,12 @@ sampling).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+from gen.core.errors import GenError
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,20 @@ class GenerationRequest:
     seed: int | None = None
     #: A GBNF grammar that constrains the answer (labeling); None for free text.
     grammar: str | None = None
+    #: Set when the caller no longer wants the answer (Ctrl-C): an engine that can check
+    #: between tokens stops there and raises `RequestAbandoned`; others answer as usual.
+    abandon: threading.Event | None = field(default=None, compare=False)
+
+
+class RequestAbandoned(GenError):
+    """A request stopped before its end because its caller is stopping; nothing of it is
+    kept."""
+
+
+def check_abandoned(request: GenerationRequest) -> None:
+    """Raise `RequestAbandoned` when the caller of `request` no longer wants its answer."""
+    if request.abandon is not None and request.abandon.is_set():
+        raise RequestAbandoned("the request was abandoned: its caller is stopping")
 
 
 @dataclass(frozen=True, slots=True)

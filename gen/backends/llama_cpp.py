@@ -31,6 +31,7 @@ from gen.backends.base import (
     Completion,
     GenerationRequest,
     SamplingParams,
+    check_abandoned,
 )
 from gen.backends.models import LocalModelOptions
 from gen.backends.scoring import label_first_tokens, logprobs_of
@@ -159,15 +160,18 @@ class LlamaCppBackend:
         return self.on_engine_thread(self._generate, request)
 
     def _generate(self, request: GenerationRequest) -> Completion:
+        check_abandoned(request)  # abandoned while it waited for the engine thread
         started = time.perf_counter()
         try:
             result = self._llama.create_completion(
                 prompt=request.prompt,
                 grammar=self._grammar(request.grammar) if request.grammar else None,
+                stopping_criteria=_abandoned_criteria(request),
                 **sampling_arguments(request.sampling, request.seed),
             )
         except ValueError as exc:  # e.g. the prompt does not fit the context window
             raise ModelError(f"llama.cpp refused the request: {exc}") from None
+        check_abandoned(request)  # stopped at a token because it was abandoned
         choice = result["choices"][0]
         usage = result["usage"]
         return Completion(
@@ -222,6 +226,18 @@ class LlamaCppBackend:
             "n_gpu_layers": self.n_gpu_layers,
             "threads": self._threads,
         }
+
+
+def _abandoned_criteria(request: GenerationRequest) -> Any:
+    """A stopping criterion that llama.cpp checks after every token: true once `request` is
+    abandoned (Ctrl-C), so the engine stops there instead of at the end of the answer. The
+    prompt's evaluation before the first token cannot be stopped."""
+    abandon = request.abandon
+    if abandon is None:
+        return None
+    from llama_cpp import StoppingCriteriaList
+
+    return StoppingCriteriaList([lambda input_ids, logits: abandon.is_set()])
 
 
 class RawLlamaCpp:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 
 import click
 
@@ -74,7 +75,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "predict": (
         "gen.cli.predict:predict",
         "Find sensitive spans in INPUT (JSONL/Parquet records, a record folder, a run "
-        "folder with --split, or a folder of .txt files) with a detector from gen "
+        "folder with --split, or .txt files) with a detector from gen "
         "train; long documents are windowed with overlap and merged back to exact "
         "character offsets.",
     ),
@@ -119,6 +120,7 @@ class _Group(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
+        before = _stored()
         try:
             return super().invoke(ctx)
         except GenError as exc:
@@ -126,10 +128,30 @@ class _Group(click.Group):
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo(
-                "interrupted: finished records are saved; re-run the same command to resume",
-                err=True,
+                f"interrupted: {_saved_since(before)}; re-run the same command to resume", err=True
             )
             sys.exit(130)
+
+
+def _stored() -> dict[Path, int]:
+    """Records this process stored so far, per table. A process that never loaded the
+    record store (it would import pyarrow just to ask) stored none."""
+    store = sys.modules.get("gen.core.store")
+    return store.saved_records() if store is not None else {}
+
+
+def _saved_since(before: dict[Path, int]) -> str:
+    """What an interrupted command kept: the records it stored, per table."""
+    saved = {
+        folder: count - before.get(folder, 0)
+        for folder, count in _stored().items()
+        if count > before.get(folder, 0)
+    }
+    if not saved:
+        return "no new record was saved"
+    tables = ", ".join(f"{count} in {folder}" for folder, count in saved.items())
+    total = sum(saved.values())
+    return f"{total} new record{'s' if total > 1 else ''} saved ({tables})"
 
 
 @click.group(cls=_Group)

@@ -98,7 +98,7 @@ plan_options = compose_options(
         default=DisclosureSpec.second_share,
         show_default=True,
         help="Share of documents that also disclose one fact of a second sensitive category "
-        "(in whole percent).",
+        "(in whole percent: 0.3, not 0.004).",
     ),
 )
 
@@ -128,7 +128,7 @@ def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
         facts=kwargs["facts"],
         style=kwargs["fact_style"],
         per_document=kwargs["facts_per_document"],
-        second_share=round(kwargs["second_category_share"], 2),
+        second_share=kwargs["second_category_share"],
     )
 
 

@@ -68,8 +68,15 @@ from gen.importing.run import TARGETS, import_files, listed
 @click.option(
     "--drop-unmapped",
     is_flag=True,
-    help="Leave out (and count) the spans of annotation-tool labels that gen does not know "
-    "and the label map does not map, instead of refusing the import.",
+    help="--as gold: leave out (and count) the spans of labels that gen does not know and "
+    "the label map does not map, instead of refusing the import.",
+)
+@click.option(
+    "--allow-unknown-labels",
+    is_flag=True,
+    help="--as gold: import as they are the spans of labels that gen does not know (no "
+    "category of the packs nor PII label) and the label map does not map, instead of "
+    "refusing the import; the summary counts them.",
 )
 @click.option(
     "--overwrite",
@@ -90,6 +97,7 @@ def import_command(
     annotator: str | None,
     label_map: Path | None,
     drop_unmapped: bool,
+    allow_unknown_labels: bool,
     overwrite: bool,
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
@@ -116,6 +124,7 @@ def import_command(
         overwrite=overwrite,
         label_map=label_map,
         drop_unmapped=drop_unmapped,
+        allow_unknown_labels=allow_unknown_labels,
     )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
     replaced = f", {report.replaced} replaced" if report.replaced else ""
@@ -125,6 +134,9 @@ def import_command(
     )
     if report.notes:
         click.echo("notes: " + ", ".join(f"{note} {n}" for note, n in report.notes.items()))
+    if report.unknown_labels:
+        unknown = ", ".join(f"{label} {n}" for label, n in sorted(report.unknown_labels.items()))
+        click.echo(f"labels gen does not know, kept (--allow-unknown-labels): {unknown}")
     if report.skipped:
         click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")
     if report.labeled_before:

@@ -21,6 +21,7 @@ from gen.cli.options import (
     shard_option,
 )
 from gen.core.errors import UsageError
+from gen.core.packs import load_categories
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.text.units import UNITS
@@ -71,8 +72,23 @@ def report(summary: LabelSummary, paths: RunPaths) -> None:
         for category, row in rows.items():
             click.echo(
                 f"  {category:<12} {row['documents']:>5} {row['tokens']:>7} "
-                f"{_number(row['kappa']):>6} {_number(row['f1']):>6}"
+                + _agreement_cells(pair, row)
             )
+
+
+def _agreement_cells(pair: str, row: dict[str, Any]) -> str:
+    """Kappa and F1, or why there is nothing to compare (a side marked no token)."""
+    first, _, second = pair.partition(" vs ")
+    empty = [
+        name
+        for name, positives in ((first, row["first_positive"]), (second, row["second_positive"]))
+        if not positives
+    ]
+    if len(empty) == 2:
+        return "nothing to compare: neither marked a token"
+    if empty:
+        return f"nothing to compare: {empty[0]} marked no token"
+    return f"{_number(row['kappa']):>6} {_number(row['f1']):>6}"
 
 
 def _strategy_list(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -135,7 +151,6 @@ def _strategy_help() -> str:
     "--min-score",
     default=str(DEFAULT_MIN_SCORE),
     show_default=True,
-    callback=lambda _ctx, _param, value: MinScore.parse(value),
     help="Drop scored spans whose label probability is below this: one value, or one for "
     "every label followed by label=value pairs.",
 )
@@ -168,7 +183,7 @@ def label(
     categories: str,
     answers: str,
     context: str,
-    min_score: MinScore,
+    min_score: str,
     detector: Path | None,
     seed: int,
     prompts_dir: Path | None,
@@ -178,6 +193,8 @@ def label(
     **kwargs: Any,
 ) -> None:
     """Label RUN/documents with character spans into RUN/labeled (resumable)."""
+    # Parsed here, not by click: a label is checked against the categories of --prompts.
+    min_scores = MinScore.parse(min_score, load_categories(prompts_dir).sensitive)
     backend_opts = backend_options_from(kwargs)
     paths = RunPaths(run_dir)
     require_documents(paths)
@@ -193,9 +210,9 @@ def label(
         categories=categories,
         answers=answers,
         context=context,
-        min_score=min_score,
+        min_score=min_scores,
         detector=detector,
-        detector_min_score=min_score if given("min_score") else None,
+        detector_min_score=min_scores if given("min_score") else None,
         prompts_dir=prompts_dir,
         shard=shard,
         load_backend=partial(make_backend, backend_opts) if needs_model else None,

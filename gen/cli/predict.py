@@ -53,7 +53,7 @@ def predict(
     overlap: int | None,
 ) -> None:
     """Find sensitive spans in INPUT (JSONL/Parquet records, a record folder, a run folder
-    with --split, or a folder of .txt files) with a detector from gen train; long
+    with --split, or .txt files) with a detector from gen train; long
     documents are windowed with overlap and merged back to exact character offsets."""
     detector_info(model)  # a wrong --model folder is named before INPUT is read
     check_out(out)

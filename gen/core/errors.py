@@ -10,6 +10,12 @@ class GenError(Exception):
 
     exit_code = 1
 
+    @property
+    def problems(self) -> list[str]:
+        """Every problem found, one line each, for a command that lists them all (`gen packs
+        check`); the message itself is one line and counts the others."""
+        return [str(self)]
+
 
 class UsageError(GenError):
     """Bad input from the user (options, YAML, paths): exit status 2."""
@@ -19,6 +25,14 @@ class UsageError(GenError):
 
 class ConfigError(UsageError):
     """A prompt YAML or other configuration file is invalid."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self._problems = problems or [message]
+
+    @property
+    def problems(self) -> list[str]:
+        return list(self._problems)
 
 
 class ModelError(GenError):

@@ -57,7 +57,9 @@ class CategoryFacts(StrictModel):
     @field_validator("templates")
     @classmethod
     def _known_slots(cls, value: tuple[Gendered, ...], info: ValidationInfo) -> tuple:
-        lists = info.data.get("values") or {}
+        if "values" not in info.data:  # the value lists are wrong, and said so already
+            return value
+        lists = info.data["values"]
         allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *lists}
         used: set[str] = set()
         for number, template in enumerate(value, 1):

@@ -11,6 +11,8 @@ and how a birth date is written. Every list is language data checked on load; th
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, ValidationInfo, field_validator
 
 from gen.core.grammar import Gendered, GenderedForms, Word, check_no_slash_form, gendered_forms
@@ -26,11 +28,35 @@ PATTERN_FIELDS = ("first_name", "last_name", "company", "city", "number")
 
 
 def _check_patterns(patterns: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-    allowed = (*PATTERN_FIELDS, *(info.data.get("lists") or {}))
+    if "lists" not in info.data:  # the lists are wrong, and said so already
+        return patterns
+    allowed = (*PATTERN_FIELDS, *info.data["lists"])
     for pattern in patterns:
         check_placeholders(pattern, allowed)
         check_no_slash_form(pattern)
     return patterns
+
+
+#: What a list of persona.yaml falls back to when its key is left out; given empty, it is
+#: refused: `jobs: []` would silently mean Faker's job titles, in English where the locale
+#: has none.
+UNLISTED = {
+    "jobs": "Faker's job titles (English where the locale has none)",
+    "employers": "Faker's company names",
+    "addresses": "Faker's street addresses",
+    "month_names": "no {month_name}",
+    "lowercase_words": "Faker's capitals",
+}
+
+
+def _not_empty(value: Any, info: ValidationInfo) -> Any:
+    """An empty list given in the file, refused as facts.yaml refuses an empty value list."""
+    if isinstance(value, list | tuple) and not value:
+        fallback = UNLISTED[str(info.field_name)]
+        raise ValueError(
+            f"the list is empty; list the pack's own, or leave the key out for {fallback}"
+        )
+    return value
 
 
 class PlaceNames(StrictModel):
@@ -48,6 +74,8 @@ class PlaceNames(StrictModel):
     @classmethod
     def _folded(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(word.casefold() for word in value)
+
+    _given_lists = field_validator("lowercase_words", mode="before")(_not_empty)
 
 
 class PersonaConfig(StrictModel):
@@ -71,6 +99,10 @@ class PersonaConfig(StrictModel):
     addresses: tuple[str, ...] = ()
     #: Faker's place names as the language writes them.
     place_names: PlaceNames = PlaceNames()
+
+    _given_lists = field_validator("month_names", "jobs", "employers", "addresses", mode="before")(
+        _not_empty
+    )
 
     @field_validator("month_names")
     @classmethod

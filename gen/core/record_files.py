@@ -1,5 +1,6 @@
 """Record files made outside gen (a hand-written gold set, another tool's predictions, an
-export): JSONL or Parquet files, or a record table folder, with every row validated.
+export): JSONL or Parquet files, or a record table folder, with every row validated; and
+plain text files, one document each, read by one rule for `gen import` and `gen predict`.
 
 Nothing is coerced: an offset of 12.7 is an error, not 12; a misspelled key (`span`) is an
 error, not "no spans"; every message names the file, the line and the key. A UTF-8 byte
@@ -106,6 +107,39 @@ def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -
     places = ", ".join(map(str, found[:-1])) + f" and {found[-1]}"
     more = f" ({len(repeated) - 1} more ids repeat)" if len(repeated) > 1 else ""
     raise UsageError(f"{where}: id {record_id!r} is on {line}s {places}{more}; ids must be unique")
+
+
+#: Suffixes of plain text files, one document each (any case: `.TXT` too).
+TEXT_SUFFIXES = (".txt",)
+#: The UTF-8 byte order mark, as a character.
+BOM = "\ufeff"
+
+
+def is_text_file(path: Path) -> bool:
+    return Path(path).suffix.lower() in TEXT_SUFFIXES
+
+
+def read_text_file(path: Path) -> str:
+    """The document a plain text file holds, or one UsageError naming the file: UTF-8, line
+    ends made "\n" and a byte order mark dropped (editors on Windows write both); a file
+    without a visible character is refused, since it is far likelier a mistake than a
+    document."""
+    return read_text_file_as_written(path)[0]
+
+
+def read_text_file_as_written(path: Path) -> tuple[str, str]:
+    """(the document, as `read_text_file` reads it; the file's characters as written, byte
+    order mark and line ends kept), for a tool that counted offsets on the file itself."""
+    try:
+        written = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = written.removeprefix(BOM).replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise UsageError(f"{path}: the file is empty")
+    return text, written
 
 
 def file_record_id(path: Path, folder: Path | None = None) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,15 @@ from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
 WHOLE_TABLE_FILE = "part-00000.parquet"
+
+#: Records this process made durable, per table folder: what an interrupted command can
+#: truthfully say it kept.
+_saved: Counter[Path] = Counter()
+
+
+def saved_records() -> dict[Path, int]:
+    """Records this process appended so far, per table folder."""
+    return {folder: count for folder, count in _saved.items() if count}
 
 
 def _read_parquet(path: Path) -> pa.Table:
@@ -206,6 +216,7 @@ class RecordTable:
             for row in rows:
                 self._ids.discard(row["id"])
             raise storage_error(self.part / JOURNAL, exc) from exc
+        _saved[self.folder] += len(rows)
         self._pending.extend(rows)
         if len(self._pending) >= self.part_rows:
             self._compact()

@@ -70,9 +70,12 @@ def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:
     return line
 
 
-def validation_message(path: Path, data: Any, exc: ValidationError) -> str:
-    """The first validation error as `file: line N: key a.b: what was expected`."""
-    error = exc.errors()[0]
+def validation_messages(path: Path, data: Any, exc: ValidationError) -> list[str]:
+    """Every validation error, each as `file: line N: key a.b: what was expected`."""
+    return [_message(path, data, error) for error in exc.errors()]
+
+
+def _message(path: Path, data: Any, error: Any) -> str:
     loc = tuple(error["loc"])
     key = ".".join(str(part) for part in loc) or "(top level)"
     line = _line_of(data, loc)
@@ -84,9 +87,14 @@ def validation_message(path: Path, data: Any, exc: ValidationError) -> str:
         what = "required key is missing"
     else:
         what = error["msg"].removeprefix("Value error, ")
-    more = len(exc.errors()) - 1
-    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    return f"{path}:{where} {key}: {what}{suffix}"
+    return f"{path}:{where} {key}: {what}"
+
+
+def validation_message(path: Path, data: Any, exc: ValidationError) -> str:
+    """The first validation error, and how many more there are, on one line."""
+    first, *others = validation_messages(path, data, exc)
+    more = len(others)
+    return first + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
 
 def load_model(path: Path, model: type[ModelT], **context: Any) -> ModelT:
@@ -97,4 +105,6 @@ def load_model(path: Path, model: type[ModelT], **context: Any) -> ModelT:
     try:
         return model.model_validate(data, context=context or None)
     except ValidationError as exc:
-        raise ConfigError(validation_message(path, data, exc)) from None
+        raise ConfigError(
+            validation_message(path, data, exc), validation_messages(path, data, exc)
+        ) from None

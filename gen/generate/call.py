@@ -11,6 +11,8 @@ history in the manifest.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
@@ -18,7 +20,7 @@ from itertools import islice
 from typing import Any
 
 from gen import __version__
-from gen.backends.base import Backend, Completion
+from gen.backends.base import Backend, Completion, check_abandoned
 from gen.backends.models import provenance
 from gen.backends.prompting import RenderedPrompt
 from gen.backends.streak import ErrorStreak
@@ -95,6 +97,9 @@ class DocumentCall:
         self.budget = (self.summary.wanted - state.accepted) * MAX_ATTEMPTS_PER_DOCUMENT
         self.workers = max(1, backend.concurrency)
         self._indexes = state.pending()
+        #: Set when the call stops (Ctrl-C, a failure): the requests in flight are abandoned
+        #: at the engine's next token, and the workers send no other.
+        self._stopping = threading.Event()
 
     @property
     def settings(self) -> RunSettings:
@@ -104,6 +109,7 @@ class DocumentCall:
             n_ctx=self.options.backend.n_ctx,
             language=self.spec.language,
             rejects=self.paths.rejects(STAGE),
+            fact_style=self.spec.disclosures.style if self.spec.disclosures else None,
         )
 
     def check_context(self) -> None:
@@ -149,6 +155,7 @@ class DocumentCall:
                         self._collect(item, future, documents, rejects, bar)
                     self._submit(pool, in_flight)
             except BaseException:
+                self._stopping.set()
                 for future in in_flight:
                     future.cancel()
                 raise
@@ -166,14 +173,17 @@ class DocumentCall:
 
     def _write(self, item: PlanItem) -> Written:
         """One item's requests: its facts first when the model writes them, then the
-        document (a failed request raises GenError)."""
+        document (a failed request raises GenError; one of a stopping call,
+        RequestAbandoned)."""
         facts = None
         if self.model_facts and item.disclosures:
-            facts = ask_facts(self.backend, self.prompter, self.pack, item)
+            facts = ask_facts(self.backend, self.prompter, self.pack, item, self._stopping)
             if facts.failed:
                 return Written(item, None, None, facts)
             item = with_written_facts(self.pack, self.spec, item, facts.texts)
         rendered, request = self.prompter.request(item)
+        request = dataclasses.replace(request, abandon=self._stopping)
+        check_abandoned(request)
         return Written(item, rendered, self.backend.generate(request), facts)
 
     def _collect(

@@ -23,6 +23,9 @@ class RunSettings:
     n_ctx: int
     language: str
     rejects: Path
+    #: `--fact-style` of planned disclosures (None without them): a hint never suggests the
+    #: style in use.
+    fact_style: str | None = None
 
 
 def _too_short(found: RejectEvidence, settings: RunSettings) -> str:
@@ -77,9 +80,10 @@ def _facts_failed(found: RejectEvidence, settings: RunSettings) -> str:
 
 
 def _disclosure_missing(found: RejectEvidence, settings: RunSettings) -> str:
+    other_style = "" if settings.fact_style == "placeholder" else "--fact-style placeholder or "
     return (
-        "the writer left planned facts out; try --fact-style placeholder or a larger model, "
-        "or drop --require-disclosures to keep such documents flagged disclosure_missing"
+        f"the writer left planned facts out; try {other_style}a larger model, or drop "
+        "--require-disclosures to keep such documents flagged disclosure_missing"
     )
 
 

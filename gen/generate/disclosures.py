@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gen.backends.prompting import PromptParts
+from gen.core.errors import UsageError
 from gen.core.grammar import Gender, gendered_form
 from gen.core.pack_facts import CategoryFacts
 from gen.core.packs import LanguagePack
@@ -50,6 +51,17 @@ class DisclosureSpec:
     #: Share of items that also disclose one fact of a second sensitive category (0-1,
     #: in whole percent).
     second_share: float = 0.3
+
+    def __post_init__(self) -> None:
+        """The key and the draws hold the share in whole percent: another share is refused,
+        never rounded to another plan (0.004 would silently plan none)."""
+        percent = self.second_share * 100
+        if not 0 <= percent <= 100 or abs(percent - round(percent)) > 1e-6:
+            raise UsageError(
+                f"--second-category-share {self.second_share:g}: the plan draws in whole "
+                f"percent (0.00 to 1.00, e.g. 0.3); {self.second_share:g} is none"
+            )
+        object.__setattr__(self, "second_share", round(percent) / 100)
 
     @property
     def key(self) -> str:

@@ -4,9 +4,11 @@ For each category a plan item is to disclose, the model is asked for that many f
 about the persona, one per line (`model.request` in the pack's facts.yaml), so their
 wording is the model's own and unlimited in variety. The answer is read line by line:
 numbering, bullets, quotes, emphasis and closing punctuation are stripped, and so is a
-subject that opens the line (the persona's names, the pack's `subjects`: "She"), so that
-a fact starts at its verb like the pack's own. Lines too short or too long, headings
-("Here are two facts:"), lines without a letter and repeats are dropped, each with its
+subject that opens the line (the persona's full name or one of its names, the pack's
+`subjects`: "She"; with an aside after a comma: "Andre Russell, a dentist, takes..."), so
+that a fact starts at its verb like the pack's own. Lines too short or too long, headings
+("Here are two facts:"), lines without a letter, echoes of the request (every word of the
+line is in it: "A party, a union, a role") and repeats are dropped, each with its
 reason. Every answer is kept with the document (`meta.disclosures.model`); an item whose
 answers hold no fact at all is rejected as `facts_failed`, with the answers.
 """
@@ -14,11 +16,12 @@ answers hold no fact at all is rejected as `facts_failed`, with the answers.
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from gen.backends.base import Backend, GenerationRequest
+from gen.backends.base import Backend, GenerationRequest, check_abandoned
 from gen.backends.prompting import PromptParts
 from gen.core.pack_facts import ModelFacts
 from gen.core.packs import LanguagePack
@@ -98,10 +101,15 @@ def facts_parts(pack: LanguagePack, item: PlanItem, category: str, wanted: int) 
 
 
 def ask_facts(
-    backend: Backend, prompter: Prompter, pack: LanguagePack, item: PlanItem
+    backend: Backend,
+    prompter: Prompter,
+    pack: LanguagePack,
+    item: PlanItem,
+    abandon: threading.Event | None = None,
 ) -> WrittenFacts:
     """One request per category the item is to disclose; a failed request raises (the
-    caller stores the item as a model error)."""
+    caller stores the item as a model error), and so does one sent or running once
+    `abandon` is set (`RequestAbandoned`)."""
     written = WrittenFacts()
     settings = pack.facts.model
     for category, wanted in Counter(d.category for d in item.disclosures).items():
@@ -110,11 +118,15 @@ def ask_facts(
             prompt=rendered.text,
             sampling=sampling_for(pack, rendered, settings.max_tokens),
             seed=derive_seed(item.seed, "facts", category),
+            abandon=abandon,
         )
+        check_abandoned(request)
         completion = backend.generate(request)
         written.completion_tokens += completion.completion_tokens
         written.seconds += completion.seconds
-        facts, dropped = parse_facts(completion.text, item.persona, settings, wanted)
+        facts, dropped = parse_facts(
+            completion.text, item.persona, settings, wanted, request=rendered.text
+        )
         written.answers.append(
             FactsAnswer(category, wanted, rendered.text, completion.text, facts, dropped)
         )
@@ -122,18 +134,25 @@ def ask_facts(
 
 
 def parse_facts(
-    answer: str, persona: dict[str, str], settings: ModelFacts, wanted: int
+    answer: str,
+    persona: dict[str, str],
+    settings: ModelFacts,
+    wanted: int,
+    *,
+    request: str = "",
 ) -> tuple[list[str], list[dict[str, str]]]:
     """The first `wanted` fact lines of `answer`, and every other line with why it was
-    dropped."""
+    dropped; `request` is the prompt that asked for them (a line made of its words only
+    echoes it)."""
     subjects = _subjects(persona, settings)
+    asked = _folded_words(request)
     facts: list[str] = []
     dropped: list[dict[str, str]] = []
     for line in answer.splitlines():
         if not line.strip():
             continue
         fact = _strip_subject(_strip_marks(line), subjects)
-        why = _not_a_fact(line, fact, settings, facts, wanted)
+        why = _not_a_fact(line, fact, settings, facts, wanted, asked)
         if why:
             dropped.append({"line": line.strip(), "why": why})
         else:
@@ -158,15 +177,28 @@ def _subjects(persona: dict[str, str], settings: ModelFacts) -> list[str]:
 
 
 def _strip_subject(fact: str, subjects: list[str]) -> str:
+    """`fact` without the subject that opens it: the longest that ends at a space, a colon
+    or a comma; after a comma, an aside up to the next one goes too ("Andre Russell, a
+    dentist, takes..." -> "takes...")."""
     folded = fact.casefold()
     for subject in subjects:
-        if folded.startswith(subject) and folded[len(subject) : len(subject) + 1].isspace():
-            return fact[len(subject) :].strip()
+        if not folded.startswith(subject):
+            continue
+        rest = fact[len(subject) :]
+        if rest[:1] == ",":
+            _, comma, after = rest[1:].partition(",")
+            return (after if comma and after.strip() else rest[1:]).strip()
+        if rest[:1] == ":" or rest[:1].isspace():
+            return rest.removeprefix(":").strip()
     return fact
 
 
+def _folded_words(text: str) -> set[str]:
+    return {text[start:end].casefold() for start, end in alphanumeric_words(text)}
+
+
 def _not_a_fact(
-    line: str, fact: str, settings: ModelFacts, kept: list[str], wanted: int
+    line: str, fact: str, settings: ModelFacts, kept: list[str], wanted: int, asked: set[str]
 ) -> str | None:
     """Why a line is no fact, or None."""
     if line.rstrip().endswith(":"):
@@ -178,6 +210,8 @@ def _not_a_fact(
         return "too_short"
     if words > settings.max_words:
         return "too_long"
+    if asked and _folded_words(fact) <= asked:
+        return "echo"
     if fact.casefold() in {other.casefold() for other in kept}:
         return "repeated"
     if len(kept) >= wanted:

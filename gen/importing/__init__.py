@@ -8,11 +8,9 @@ that yields records with exact character spans or raises `ImportFileError` namin
 the file, the line and the problem. Adding a format is one new module plus a line
 in `READERS`.
 
-Two optional reader attributes serve the annotation tools' exports:
-`foreign_labels = True` says that a format's labels are the annotating team's own, so
-each must be one gen knows or be mapped (`gen.importing.labels`), and
-`companion(path)` names a file the reader reads along with `path` (BRAT's `.txt`
-beside its `.ann`), which is then not read on its own. A tool reader returns every
+The labels of every format's gold follow one rule (`gen.importing.labels`). An
+optional `companion(path)` names a file the reader reads along with `path` (BRAT's
+`.txt` beside its `.ann`), which is then not read on its own. A tool reader returns every
 item of its file; one that holds no gold (a task nobody annotated, a rejected answer)
 says why in `meta["left_out"]`, and what was read otherwise than the file might
 suggest is counted in `meta["import_notes"]` (`gen.importing.annotated`).
@@ -86,11 +84,6 @@ def companion_of(reader: Reader, path: Path) -> Path | None:
     """The file `reader` reads along with `path`, if it reads one (see the module doc)."""
     companion = getattr(reader, "companion", None)
     return companion(path) if companion is not None else None
-
-
-def has_foreign_labels(reader: Reader) -> bool:
-    """Whether `reader`'s labels are a team's own, to be checked against gen's."""
-    return bool(getattr(reader, "foreign_labels", False))
 
 
 def readers() -> list[Reader]:

@@ -1,16 +1,21 @@
-"""The labels gen knows, and a team's own labels mapped onto them (`--label-map`).
+"""The labels gen knows, a team's own labels mapped onto them (`--label-map`), and the one
+rule every gold import follows for a label outside them.
 
-An annotation tool's file carries the labels its team chose (`PER`, `Diagnosis`). A
-label gen does not know would train a detector on a class no other stage writes and
-score nothing in `gen eval`, so each must be one of gen's, be mapped to one, or be left
-out on purpose (mapped to null, or `--drop-unmapped`); otherwise the import is refused
-before anything is written, naming every such label and how many spans carry it.
+gen knows the labels of the packs' categories (`prompts/categories.yaml`), the PII labels
+of persona spans and queries, and the labels of the gold guideline that no pipeline
+source writes yet (docs/gold.md). Any other label (an annotation tool's `PER`, a typo, a
+gold set's scheme of its own) would go through `gen build` and every export unseen, train
+a detector on a class no other stage writes and score nothing in `gen eval`. So, in every
+format, each label must be one of gen's, be mapped to one, be left out on purpose (mapped
+to null, or `--drop-unmapped`), or be kept on purpose (`--allow-unknown-labels`, counted
+in the summary); otherwise the import is refused before anything is written, naming every
+such label, how many spans carry it and where it first occurs.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
@@ -22,17 +27,20 @@ from gen.core.packs import load_categories
 from gen.core.records import Record
 from gen.core.yamlio import StrictModel, load_model
 
-#: Labels of the gold sets that no pipeline source writes yet (docs/gold.md).
+#: Labels of the gold sets that no pipeline source writes yet (dates other than a birth
+#: date; docs/gold.md).
 GOLD_ONLY_LABELS = ("DATE",)
 
 
 def known_labels(prompts_dir: Path | None = None) -> tuple[str, ...]:
     """The category labels of `categories.yaml`, the PII labels the pipeline writes (the
-    query labels, which include the persona ones) and the gold-only labels."""
-    from scraping.queries.values import LABELS as PII_LABELS
+    persona fields' and the queries') and the gold-only labels."""
+    from labeling.persona_pii import FIELD_LABELS
+    from scraping.queries.values import LABELS as QUERY_LABELS  # Faker: only when asked
 
     categories = [info.label for info in load_categories(prompts_dir).categories.values()]
-    return tuple(dict.fromkeys([*categories, *PII_LABELS, *GOLD_ONLY_LABELS]))
+    pii = [*FIELD_LABELS.values(), *QUERY_LABELS]
+    return tuple(dict.fromkeys([*categories, *pii, *GOLD_ONLY_LABELS]))
 
 
 def _known_target(value: str | None, info: ValidationInfo) -> str | None:
@@ -58,7 +66,7 @@ def load_label_map(path: Path, known: tuple[str, ...]) -> dict[str, str | None]:
 
 @dataclass
 class UnknownLabels:
-    """Labels of foreign files that are neither gen's nor mapped: spans and first place."""
+    """Labels that are neither gen's nor mapped, found while reading: spans and first place."""
 
     counts: Counter[str] = field(default_factory=Counter)
     first: dict[str, str] = field(default_factory=dict)
@@ -74,19 +82,20 @@ class UnknownLabels:
         )
         return UsageError(
             f"labels gen does not know: {found} (first in {self.first[ranked[0][0]]}); map "
-            "them with --label-map FILE.yaml or leave them out with --drop-unmapped "
-            f"(gen's labels: {', '.join(known)})"
+            "them with --label-map FILE.yaml, leave them out with --drop-unmapped or import "
+            f"them as they are with --allow-unknown-labels (gen's labels: {', '.join(known)})"
         )
 
 
 @dataclass(frozen=True)
 class LabelRules:
-    """How the labels of imported records become gen's: `mapping` for every format, and
-    the known-label check for formats whose labels are a team's own."""
+    """How the labels of imported gold records become gen's: `mapping` first, then a label
+    gen does not know is left out (`drop_unmapped`), kept (`allow_unknown`) or refused."""
 
     known: tuple[str, ...]
     mapping: Mapping[str, str | None] = field(default_factory=dict)
     drop_unmapped: bool = False
+    allow_unknown: bool = False
 
     @classmethod
     def of(
@@ -94,23 +103,23 @@ class LabelRules:
         prompts_dir: Path | None = None,
         label_map: Path | None = None,
         drop_unmapped: bool = False,
+        allow_unknown: bool = False,
     ) -> LabelRules:
+        if drop_unmapped and allow_unknown:
+            raise UsageError(
+                "--drop-unmapped leaves out the spans of labels gen does not know and "
+                "--allow-unknown-labels keeps them: give one of them"
+            )
         known = known_labels(prompts_dir)
         mapping = load_label_map(label_map, known) if label_map is not None else {}
-        return cls(known, mapping, drop_unmapped)
+        return cls(known, mapping, drop_unmapped, allow_unknown)
 
     def apply(
-        self,
-        record: Record,
-        *,
-        foreign: bool,
-        where: str,
-        unknown: UnknownLabels,
-        notes: Counter[str],
+        self, record: Record, *, where: str, unknown: UnknownLabels, notes: Counter[str]
     ) -> Record:
-        """`record` with its labels mapped; spans mapped to null, and unknown labels of a
-        foreign file with `drop_unmapped`, left out and counted; other unknown labels of
-        a foreign file go to `unknown`."""
+        """`record` with its labels mapped; spans mapped to null, and spans of unknown
+        labels with `drop_unmapped`, left out and counted in `notes`; spans of unknown
+        labels kept with `allow_unknown`, else added to `unknown` (the caller refuses)."""
         spans = []
         for span in record.spans:
             if span.label in self.mapping:
@@ -119,10 +128,15 @@ class LabelRules:
                     notes[f"spans of label {span.label} left out (mapped to null)"] += 1
                     continue
                 spans.append(replace(span, label=label))
-            elif not foreign or span.label in self.known:
+            elif span.label in self.known or self.allow_unknown:
                 spans.append(span)
             elif self.drop_unmapped:
                 notes[f"spans of unmapped label {span.label} left out"] += 1
             else:
                 unknown.add(span.label, where)
         return replace(record, spans=spans)
+
+    def unknown_in(self, records: Iterable[Record]) -> Counter[str]:
+        """Spans per label gen does not know (kept with `allow_unknown`)."""
+        known = set(self.known)
+        return Counter(s.label for r in records for s in r.spans if s.label not in known)

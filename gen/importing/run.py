@@ -24,7 +24,6 @@ from gen.importing import (
     RecordDefaults,
     claiming_reader,
     companion_of,
-    has_foreign_labels,
     named_reader,
     reader_for,
     readers,
@@ -51,6 +50,8 @@ class ImportReport:
     #: What was left out or read otherwise than the files might suggest, counted (a
     #: cancelled annotation, a discontinuous entity split, a label left out...).
     notes: Counter[str] = field(default_factory=Counter)
+    #: Spans per label gen does not know, imported with `allow_unknown_labels`.
+    unknown_labels: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -158,13 +159,8 @@ def read_inputs(
             raise UsageError(f"{path}: no record holds gold: {left_out_reasons(found)}")
         if target == "gold":
             rules = rules or LabelRules.of()
-            foreign = has_foreign_labels(reader)
-            kept = [
-                rules.apply(
-                    r, foreign=foreign, where=f"{path} record {r.id}", unknown=unknown, notes=notes
-                )
-                for r in kept
-            ]
+            where = f"{path} record "
+            kept = [rules.apply(r, where=where + r.id, unknown=unknown, notes=notes) for r in kept]
         read += [(path, record) for record in kept]
     if unknown.counts:
         raise unknown.error(rules.known if rules else ())
@@ -234,13 +230,16 @@ def import_files(
     overwrite: bool = False,
     label_map: Path | None = None,
     drop_unmapped: bool = False,
+    allow_unknown_labels: bool = False,
 ) -> ImportReport:
     """Add the records of `paths` to `RUN/documents` or `RUN/gold`. An id already there with
     the same record adds nothing (re-importing a file is a no-op); with another text or other
-    fields it is refused, or replaced with `overwrite`."""
+    fields it is refused, or replaced with `overwrite`. A gold label gen does not know is
+    mapped (`label_map`), left out (`drop_unmapped`), kept (`allow_unknown_labels`, counted
+    in the report) or refused: one rule for every format (gen.importing.labels)."""
     defaults = defaults or RecordDefaults()
     check_fields([], target, defaults, prompts_dir)
-    rules = LabelRules.of(prompts_dir, label_map, drop_unmapped)
+    rules = LabelRules.of(prompts_dir, label_map, drop_unmapped, allow_unknown_labels)
     inputs, skipped = find_inputs(paths, format_name)
     notes: Counter[str] = Counter()
     records = read_inputs(inputs, target, defaults, rules, notes)
@@ -271,6 +270,8 @@ def import_files(
     report.already_present = len(records) - len(new) - len(changed)
     imported = new + list(changed.values())
     report.spans.update(s.label for r in imported for s in r.spans)
+    if target == "gold":
+        report.unknown_labels = rules.unknown_in(imported)
     report.by_format.update(str(r.meta.get("imported_from", "")) for r in imported)
     if changed and target == "documents" and paths_of.labeled.is_dir():
         labeled = RecordTable(paths_of.labeled).ids()

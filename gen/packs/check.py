@@ -91,14 +91,14 @@ def check_pack(root: Path, code: str, personas: int) -> PackReport:
     try:
         pack = load_language_pack(code, root)
     except GenError as exc:
-        report.problems.append(str(exc))
+        report.problems += exc.problems
         return report
     report.files += [str(pack.folder / name) for name in CORE_FILES]
     for load in OTHER_FILES:
         try:
             report.files.append(str(load(pack)))
         except GenError as exc:
-            report.problems.append(str(exc))
+            report.problems += exc.problems
     _render(pack, personas, report)
     return report
 

@@ -3,8 +3,9 @@
 Inputs: a JSONL or Parquet file of records (at least `id` and `text`, validated
 by `gen.core.record_files`), a record table folder (e.g. `RUN/labeled`), a run folder with
 `--split` (records of that split of its newest export, or `all` of the dataset),
-or a folder of `.txt` files (one document each, id = its path inside the folder without
-`.txt`, as `gen import` gives it: gen.core.record_files.file_record_id).
+a `.txt` file or a folder of them (one document each, id = its path inside the folder
+without `.txt`, read and named as `gen import` reads and names it:
+gen.core.record_files.read_text_file and file_record_id).
 The output is the same records with the detector's spans (`source = model`).
 """
 
@@ -19,7 +20,12 @@ from pathlib import Path
 from gen.core.errors import UsageError
 from gen.core.files import write_atomic
 from gen.core.progress import progress
-from gen.core.record_files import file_record_id, read_record_file
+from gen.core.record_files import (
+    file_record_id,
+    is_text_file,
+    read_record_file,
+    read_text_file,
+)
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_records
@@ -44,17 +50,15 @@ class PredictReport:
 
 
 def _text_files(folder: Path) -> list[Record]:
-    files = sorted(p for p in folder.rglob("*.txt") if p.is_file())
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and is_text_file(p))
     if not files:
         raise UsageError(f"{folder} holds no .txt files")
-    records = []
-    for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{path}: not UTF-8 text") from None
-        records.append(Record(file_record_id(path, folder), text, "", "", "", source="import"))
-    return records
+    return [_text_record(path, folder) for path in files]
+
+
+def _text_record(path: Path, folder: Path | None = None) -> Record:
+    text = read_text_file(path)
+    return Record(file_record_id(path, folder), text, "", "", "", source="import")
 
 
 def _run_split(run: Path, split: str) -> list[Record]:
@@ -92,9 +96,11 @@ def read_inputs(path: Path, split: str = "test") -> list[Record]:
         return _text_files(path)
     if path.suffix in (".jsonl", ".parquet"):
         return read_record_file(path, "input")
+    if is_text_file(path):
+        return [_text_record(path)]
     raise UsageError(
         f"input {path}: expected a .jsonl or .parquet file, a run or record folder, "
-        "or a folder of .txt files"
+        "a .txt file or a folder of them"
     )
 
 

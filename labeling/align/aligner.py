@@ -21,6 +21,7 @@ from rapidfuzz.distance import Indel
 
 from gen.core.records import Span
 from labeling.align.censored import Tag, parse_censored, strip_chatter
+from labeling.align.edges import trim_punctuation
 from labeling.align.regions import MIN_WORD_SIMILARITY, Placement, solve_region
 from labeling.align.tokens import SourceTokens, is_word, normalise_text, normalise_tokens
 
@@ -28,11 +29,6 @@ from labeling.align.tokens import SourceTokens, is_word, normalise_text, normali
 DEFAULT_THRESHOLD = 0.6
 #: Answers matching the original less than this are no rewrite of it: "failed", no spans.
 UNRELATED_BELOW = 0.3
-
-#: Punctuation at a span's edge belongs to the neighbouring literal text.
-_EDGE_PUNCTUATION = frozenset(".,;:!?-'\"…")
-_CLOSER_OF = {"(": ")", "[": "]", "{": "}", '"': '"', "'": "'"}
-_OPENER_OF = {closer: opener for opener, closer in _CLOSER_OF.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +179,8 @@ def _match_gap(
 
 
 def _to_span(placement: Placement, source: SourceTokens) -> Span | None:
-    """The placement's characters without edge punctuation that belongs to the literal text
-    around it (brackets and quotes stay when they close inside the span)."""
+    """The placement's characters without edge punctuation and markup that belong to the
+    literal text around it (`labeling.align.edges`)."""
     lo, hi = trim_punctuation(source.norms, placement.lo, placement.hi)
     if lo == hi:
         return None
@@ -197,31 +193,6 @@ def _to_span(placement: Placement, source: SourceTokens) -> Span | None:
         quality=quality,
         score=round(placement.score, 4),
     )
-
-
-def trim_punctuation(norms: Sequence[str], lo: int, hi: int) -> tuple[int, int]:
-    """Tokens [lo, hi) without the punctuation at their edges that belongs to the text
-    around them (brackets and quotes stay when they close inside); lo == hi when nothing
-    is left."""
-    while lo < hi:
-        closer = _CLOSER_OF.get(norms[lo])
-        if closer is not None and closer in norms[lo + 1 : hi]:
-            break
-        if closer is None and norms[lo] not in _EDGE_PUNCTUATION and norms[lo] not in _OPENER_OF:
-            break
-        lo += 1
-    while hi > lo:
-        opener = _OPENER_OF.get(norms[hi - 1])
-        if opener is not None and opener in norms[lo : hi - 1]:
-            break
-        if (
-            opener is None
-            and norms[hi - 1] not in _EDGE_PUNCTUATION
-            and norms[hi - 1] not in _CLOSER_OF
-        ):
-            break
-        hi -= 1
-    return lo, hi
 
 
 def _weighted_share(norms: Sequence[str], weights: Sequence[float], *, empty: float) -> float:

@@ -13,6 +13,7 @@ the units is the same for a whole category (`--categories own`) or for every doc
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from gen.backends.base import can_score_labels
 from gen.core.errors import GenError, UsageError
 from gen.core.records import Record, Span
 from gen.text.units import split_units
+from labeling.align.edges import trim_passage
 from labeling.min_score import MinScore
 from labeling.strategies import LabelerSetup, Strategy
 from labeling.strategies.attempts import AnswerError, LlmLabeler, ask
@@ -50,7 +52,8 @@ def unit_spans(
 ) -> list[Span]:
     """A span per sensitive unit scoring at least its label's `min_score`; with
     `merge_adjacent`, neighbours of one label separated only by whitespace become one span
-    (lowest score)."""
+    (lowest score). Each is trimmed as planned spans are (`labeling.align.edges`): a quote
+    that closes in the next unit, or the writer's HTML, is no part of it."""
     spans: list[Span] = []
     for (start, end), (label, score) in zip(ranges, verdicts, strict=True):
         if label is None or (score is not None and score < min_score.of(label)):
@@ -66,7 +69,12 @@ def unit_spans(
             spans[-1] = Span(previous.start, end, label, SOURCE, score=lowest)
         else:
             spans.append(Span(start, end, label, SOURCE, score=score))
-    return spans
+    trimmed = [(span, trim_passage(text, span.start, span.end)) for span in spans]
+    return [
+        dataclasses.replace(span, start=edges[0], end=edges[1])
+        for span, edges in trimmed
+        if edges is not None
+    ]
 
 
 class SentenceLabeler(LlmLabeler):

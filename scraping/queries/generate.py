@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import count, islice
 from pathlib import Path
 
 from faker import Faker
@@ -33,16 +35,24 @@ from scraping.queries.values import locale_spec
 
 #: Records journaled per write.
 BATCH = 100
+#: The most queries one plan may hold: a run keeps the ids it stored in memory to resume,
+#: and counts the labels of every stored query at its end.
+MAX_QUERIES = 1_000_000
 
 
 def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
-    """Template index of each query, chosen so label counts stay level.
+    """Template index of each of the first `n` queries (see `planned_templates`)."""
+    return list(islice(planned_templates(config, seed), n))
+
+
+def planned_templates(config: QueryTemplates, seed: int) -> Iterator[int]:
+    """Template index of each query, in order, chosen so label counts stay level.
 
     Negatives are spread evenly; each other query serves the label with the
     fewest spans so far, through the least used template that does not push
     another label too far ahead (or, when every template of that label would, the
     one that pushes least). The choice for query i never depends on n, so
-    `--n 1000` extends `--n 500`.
+    `--n 1000` extends `--n 500`, and a run can write query i as soon as it is chosen.
     """
     rng = random.Random(f"queries-plan-{seed}")
     labels = [config.labels(t) for t in config.templates]
@@ -51,13 +61,12 @@ def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
     counts = Counter({label: 0 for i in positives for label in labels[i]})
     by_label = {label: [i for i in positives if label in labels[i]] for label in counts}
     uses: Counter[int] = Counter()
-    chosen = []
-    for i in range(n):
+    for i in count():
         if int((i + 1) * config.negative_share) > int(i * config.negative_share):
-            chosen.append(rng.choice(negatives))
+            yield rng.choice(negatives)
             continue
         fewest = min(counts.values())
-        label = rng.choice(sorted(name for name, count in counts.items() if count == fewest))
+        label = rng.choice(sorted(name for name, found in counts.items() if found == fewest))
         slack = max(2, fewest // 8)
 
         def overshoot(j: int, ceiling: int = fewest + slack) -> int:
@@ -72,8 +81,7 @@ def plan(config: QueryTemplates, n: int, seed: int) -> list[int]:
         pick = rng.choice([j for j in options if uses[j] == least_used])
         counts.update(labels[pick])
         uses[pick] += 1
-        chosen.append(pick)
-    return chosen
+        yield pick
 
 
 def _query(
@@ -121,40 +129,62 @@ class QuerySummary:
 def generate_queries(
     run: Path, *, locale: str, n: int, seed: int, prompts_dir: Path, shard: Shard = WHOLE
 ) -> QuerySummary:
-    """Write queries 0..n-1 (those of `shard`) to `RUN/queries`; ones already there are
-    kept, not redone."""
+    """Write queries 0..n-1 (those of `shard`) to `RUN/queries`, a batch at a time from the
+    first; ones already there are kept, not redone."""
     if n < 1:
         raise UsageError(f"--n must be at least 1, got {n}")
+    if n > MAX_QUERIES:
+        raise UsageError(
+            f"--n {n}: a plan holds at most {MAX_QUERIES} queries (a run keeps the ids it "
+            "stored in memory to resume); write more with another --seed or --run"
+        )
     spec = locale_spec(locale)  # an unsupported locale is named before any file is read
     config = load_templates(prompts_dir, locale)
     filler = Filler(config, locale)
     # Queries disclose identifiers only, nothing of the sensitive categories.
     category = load_categories(prompts_dir).negative[0]
-    chosen = plan(config, n, seed)
     paths = RunPaths(Path(run))
     summary = QuerySummary(locale, shard.quota(n), seed)
     fake = Faker(spec.faker)
-    ids = {i: query_id(locale, seed, i) for i in range(n) if shard.owns(i)}
     with RecordTable(paths.queries, shard=shard) as table:
         done = table.ids()
-        todo = [i for i, record_id in ids.items() if record_id not in done]
-        summary.already_done = len(ids) - len(todo)
-        summary.written = len(todo)
-        with progress("queries", len(ids), done=summary.already_done) as bar:
-            for start in range(0, len(todo), BATCH):
-                batch = [
-                    _query(config, filler, category, chosen[i], fake, ids[i], seed)
-                    for i in todo[start : start + BATCH]
-                ]
-                table.extend(batch)
-                bar.advance(len(batch))
-        wanted = set(ids.values())
+        summary.already_done = _already_done(done, locale, seed, n, shard)
+        summary.written = summary.n - summary.already_done
+        with progress("queries", summary.n, done=summary.already_done) as bar:
+            batch: list[Record] = []
+            for i, template in zip(range(n), planned_templates(config, seed), strict=False):
+                record_id = query_id(locale, seed, i)
+                if not shard.owns(i) or record_id in done:
+                    continue
+                batch.append(_query(config, filler, category, template, fake, record_id, seed))
+                if len(batch) == BATCH:
+                    table.extend(batch)
+                    bar.advance(len(batch))
+                    batch = []
+            table.extend(batch)
+            bar.advance(len(batch))
         for record in table.read():
-            if record.id in wanted:
+            if _index(record.id, locale, seed, n, shard) is not None:
                 summary.label_counts.update(span.label for span in record.spans)
                 summary.negatives += not record.spans
     write_json_atomic(paths.manifest("queries", shard), _manifest(summary))
     return summary
+
+
+def _index(record_id: str, locale: str, seed: int, n: int, shard: Shard) -> int | None:
+    """The plan index of `record_id` when it is one of this call's queries, else None."""
+    prefix = query_id(locale, seed, 0)[:-1]
+    number = record_id.removeprefix(prefix)
+    if number == record_id or not (number.isascii() and number.isdigit()):
+        return None
+    if number != str(int(number)):
+        return None
+    index = int(number)
+    return index if index < n and shard.owns(index) else None
+
+
+def _already_done(done: set[str], locale: str, seed: int, n: int, shard: Shard) -> int:
+    return sum(_index(record_id, locale, seed, n, shard) is not None for record_id in done)
 
 
 def _manifest(summary: QuerySummary) -> dict[str, object]:

@@ -1,19 +1,23 @@
 """`conll`: one `word<TAB>tag` per line, a blank line after each sentence, and a
-`-DOCSTART-<TAB>O` line (then a blank line) before each record.
+`-DOCSTART-<TAB>O<TAB>id="..."` line (then a blank line) before each record.
 
 Sentences come from the project's sentence splitter, joined where a span runs
 across a boundary; tags are computed per sentence, so in BIO every sentence
 starts afresh (an entity never begins with `I-`). Every word of a document
 belongs to exactly one sentence, so no tag is lost between sentences. The
 document lines are the CoNLL-2003 convention in two columns (the token and the
-tag `O`): `gen import` starts a record at each, Flair reads them as document
-boundaries (`document_separator_token="-DOCSTART-"`), and readers that skip lines
-starting with `-DOCSTART-` (the usual CoNLL-2003 loaders) skip them.
+tag `O`), with the record's id in a third column (`id=` and the id as a JSON string, so
+that any id survives): `gen import` starts a record of that id at each, Flair reads them
+as document boundaries (`document_separator_token="-DOCSTART-"`; it reads the token and
+tag columns only), and readers that skip lines starting with `-DOCSTART-` (the usual
+CoNLL-2003 loaders) skip them.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +43,31 @@ def sentence_words(job: ExportJob, record: Record) -> list[list[tuple[int, int]]
     return [group for group in groups if group]
 
 
-#: The line that starts each record.
+#: What starts the line that starts each record.
 DOCSTART = f"-DOCSTART-\t{OUTSIDE}"
+_ID = re.compile(r'\sid=("(?:[^"\\]|\\.)*")')
+
+
+def docstart_line(record_id: str) -> str:
+    """The document line of a record: `-DOCSTART-<TAB>O<TAB>id="..."`."""
+    return f"{DOCSTART}\tid={json.dumps(record_id, ensure_ascii=False)}"
+
+
+def docstart_id(line: str) -> str | None:
+    """The record id a `-DOCSTART-` line carries, or None (a line without one, or with one
+    that is no JSON string)."""
+    found = _ID.search(line)
+    if found is None:
+        return None
+    try:
+        record_id = json.loads(found.group(1))
+    except json.JSONDecodeError:
+        return None
+    return record_id if isinstance(record_id, str) and record_id.strip() else None
 
 
 def conll_lines(job: ExportJob, record: Record) -> list[str]:
-    lines: list[str] = [DOCSTART, ""]
+    lines: list[str] = [docstart_line(record.id), ""]
     for sentence in sentence_words(job, record):
         tags = word_tags(sentence, record.spans, job.settings.scheme)
         lines.extend(
@@ -64,7 +87,7 @@ def read_conll_documents(text: str) -> list[list[Sentence]]:
     words before the first such line."""
     documents: list[list[Sentence]] = [[[]]]
     for line in text.split("\n"):
-        if line == DOCSTART:
+        if line == DOCSTART or line.startswith(f"{DOCSTART}\t"):
             documents.append([[]])
         elif not line:
             if documents[-1][-1]:
@@ -96,8 +119,9 @@ def check_conll(job: ExportJob, details: dict[str, Any]) -> list[str]:
     problems = []
     known = set(details["tags"])
     for name, file in details["files"].items():
+        text = (job.folder / file).read_text(encoding="utf-8")
         try:
-            documents = read_conll_documents((job.folder / file).read_text(encoding="utf-8"))
+            documents = read_conll_documents(text)
         except ValueError:
             problems.append(f"{file}: a line is not `word<TAB>tag`")
             continue
@@ -105,6 +129,9 @@ def check_conll(job: ExportJob, details: dict[str, Any]) -> list[str]:
             problems.append(
                 f"{file}: {len(documents)} documents written, {len(job.splits[name])} records"
             )
+        written = [docstart_id(line) for line in text.split("\n") if line.startswith(DOCSTART)]
+        if written and written != [record.id for record in job.splits[name]]:
+            problems.append(f"{file}: the ids of the -DOCSTART- lines are not the records' ids")
         sentences = [sentence for document in documents for sentence in document]
         words = sum(len(sentence) for sentence in sentences)
         expected = sum(len(word_spans(record.text)) for record in job.splits[name])
@@ -127,6 +154,6 @@ CONLL = ExportFormat(
     settings=TaggingSettings,
     write=write_conll,
     check=check_conll,
-    usage="one `word<TAB>tag` per line, blank line between sentences, `-DOCSTART-` line before "
-    "each document; tags in manifest.json",
+    usage="one `word<TAB>tag` per line, blank line between sentences, `-DOCSTART-` line with "
+    "the record's id before each document; tags in manifest.json",
 )

@@ -7,11 +7,13 @@ Shape followed, as brat documents its standoff format: one annotation per line o
 becomes one span per range, counted. Relations (R), events (E), attributes (A, M),
 normalizations (N), equivalences (*) and notes (#) are not spans: counted and left out.
 
-The record's text is the `.txt` as `gen import x.txt` reads it (a CRLF or a lone CR
-becomes a newline), so a document imported before and its BRAT gold share their id and
-text. The offsets are re-anchored on the text each line stores: brat counted code
-points of the file as it is (older servers read a CRLF as two characters, newer ones as
-one; UTF-16 units where a JavaScript tool wrote the file), and each is tried.
+The record's text is the `.txt` read by the reader of `gen import x.txt` and `gen predict`
+(gen.core.record_files.read_text_file: a CRLF or a lone CR becomes a newline, a byte order
+mark is dropped), so a document imported before and its BRAT gold share their id and
+text. The offsets are re-anchored on the text each line stores: brat counted code points
+of the file as it is (a byte order mark is one; older servers read a CRLF as two
+characters, newer ones as one; UTF-16 units where a JavaScript tool wrote the file), and
+each reading is tried.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
+from gen.core.record_files import BOM, read_text_file_as_written
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
 from gen.importing.annotated import gold_span, tool_record
@@ -38,7 +41,6 @@ class BratReader:
     name: ClassVar[str] = "brat"
     suffixes: ClassVar[tuple[str, ...]] = (".ann",)
     labeled: ClassVar[bool] = True
-    foreign_labels: ClassVar[bool] = True
 
     def sniff(self, path: Path) -> bool:
         return False
@@ -55,11 +57,10 @@ class BratReader:
                 raise ImportFileError(
                     path, f"no {needed.name} beside it; a BRAT document is a .txt and its .ann"
                 )
-        raw = _decode(txt, "utf-8")
-        document = _Document(raw)
+        document = _Document(*read_text_file_as_written(txt))
         notes: Counter[str] = Counter()
         spans: list[Span] = []
-        for number, line in enumerate(_decode(ann, "utf-8-sig").split("\n"), start=1):
+        for number, line in enumerate(_decode(ann).split("\n"), start=1):
             line = line.rstrip("\r")
             if not line.strip():
                 continue
@@ -88,33 +89,45 @@ class BratReader:
         ]
 
 
-def _decode(path: Path, encoding: str) -> str:
+def _decode(path: Path) -> str:
     try:
-        return path.read_bytes().decode(encoding)
+        return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ImportFileError(path, f"not UTF-8 text (byte {exc.start})") from None
 
 
 class _Document:
-    """The `.txt` as brat may have counted it (as it is, or with newlines read as one
-    character each) and as gen stores it (newlines as `\\n`, as `gen import x.txt`)."""
+    """The `.txt` as gen stores it (`text`) and as brat may have counted it: as written,
+    with or without its byte order mark, with each CRLF as two characters or one."""
 
-    def __init__(self, raw: str) -> None:
-        self.text = raw.replace("\r\n", "\n").replace("\r", "\n")
-        #: Positions of the CR of each CRLF in the raw text: gone from `text`.
-        self.dropped = [m.start() for m in re.finditer("\r\n", raw)]
-        self.views = [(OffsetMap.of(raw), True)]
-        if self.dropped:
-            self.views.append((OffsetMap.of(self.text), False))
+    def __init__(self, text: str, written: str) -> None:
+        self.text = text
+        bom = written.startswith(BOM)
+        body = written.removeprefix(BOM)
+        crlf = [m.start() for m in re.finditer("\r\n", body)]
+        #: Each reading, as an offset map and the positions of the characters (a byte
+        #: order mark, the CR of a CRLF) that `text` lacks; the file as written first.
+        self.views: list[tuple[OffsetMap, list[int]]] = []
+        for keep_bom in (True, False) if bom else (False,):
+            for keep_cr in (True, False) if crlf else (False,):
+                shown = body if keep_cr else body.replace("\r\n", "\n")
+                dropped = [i + int(keep_bom) for i in crlf] if keep_cr else []
+                if keep_bom:
+                    shown, dropped = BOM + shown, [0, *dropped]
+                self.views.append((OffsetMap.of(shown), dropped))
 
-    def to_text(self, index: int, raw: bool) -> int:
-        return index - bisect.bisect_left(self.dropped, index) if raw else index
+    @staticmethod
+    def to_text(index: int, dropped: list[int]) -> int:
+        return index - bisect.bisect_left(dropped, index)
+
+    def as_written(self, index: int) -> int:
+        return self.to_text(index, self.views[0][1])
 
     def anchor(self, ranges: list[tuple[int, int]], quoted: str) -> list[tuple[int, int]] | None:
-        for offsets, raw in self.views:
+        for offsets, dropped in self.views:
             found = anchor_ranges(offsets, ranges, quoted, "codepoint")
             if found is not None:
-                return [(self.to_text(a, raw), self.to_text(b, raw)) for a, b in found]
+                return [(self.to_text(a, dropped), self.to_text(b, dropped)) for a, b in found]
         return None
 
 
@@ -138,5 +151,5 @@ def _text_bound(ann: Path, number: int, line: str, document: _Document) -> list[
             )
         ranges = found
     else:  # no stored text to check: the offsets as they are, on the text as brat read it
-        ranges = [(document.to_text(a, True), document.to_text(b, True)) for a, b in ranges]
+        ranges = [(document.as_written(a), document.as_written(b)) for a, b in ranges]
     return [gold_span(document.text, start, end, label) for start, end in ranges]

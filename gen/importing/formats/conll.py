@@ -1,6 +1,7 @@
 """CoNLL: `token<TAB>tag` (or space-separated, tag in the last column) per line, a
 blank line between sentences, `-DOCSTART-` lines between documents (without them,
-each file is one document).
+each file is one document). A document line that carries an id (`id="..."`, as `gen
+export --format conll` writes it) names its record; the others are `<file>-<n>`.
 
 A CoNLL file does not keep the original spacing, so the text is rebuilt: tokens
 joined by one space, sentences by a newline. Spans are then exact on that text:
@@ -14,12 +15,15 @@ from pathlib import Path
 from typing import ClassVar
 
 from gen.core.records import Record
+from gen.export.formats.conll import docstart_id
 from gen.importing import ImportFileError, RecordDefaults
 from gen.text.words import OUTSIDE, spans_from_tags
 
 DOCSTART = "-DOCSTART-"
 
 Token = tuple[str, str, int]  # token, tag, line number
+#: A document: the id its `-DOCSTART-` line names (None: none), and its sentences.
+Document = tuple[str | None, list[list[Token]]]
 
 
 class ConllReader:
@@ -33,12 +37,12 @@ class ConllReader:
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
         documents = self._documents(path)
         records = []
-        for index, sentences in enumerate(documents):
+        for index, (record_id, sentences) in enumerate(documents):
             text, words, tags = _rebuild(sentences)
             spans = spans_from_tags(words, tags, source="gold")
             records.append(
                 Record(
-                    id=f"{defaults.record_id(path)}-{index}",
+                    id=record_id or f"{defaults.record_id(path)}-{index}",
                     text=text,
                     category=defaults.category,
                     doc_type=defaults.doc_type,
@@ -52,19 +56,20 @@ class ConllReader:
             raise ImportFileError(path, "no tokens found")
         return records
 
-    def _documents(self, path: Path) -> list[list[list[Token]]]:
+    def _documents(self, path: Path) -> list[Document]:
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError:
             raise ImportFileError(path, "not UTF-8 text") from None
-        documents: list[list[list[Token]]] = [[[]]]
+        documents: list[Document] = [(None, [[]])]
         for number, line in enumerate(lines, 1):
             if line.startswith(DOCSTART):
-                documents.append([[]])
+                documents.append((docstart_id(line), [[]]))
                 continue
+            sentences = documents[-1][1]
             if not line.strip():
-                if documents[-1][-1]:
-                    documents[-1].append([])
+                if sentences[-1]:
+                    sentences.append([])
                 continue
             parts = line.split("\t") if "\t" in line else line.split()
             if len(parts) < 2 or not parts[0].strip():
@@ -73,8 +78,12 @@ class ConllReader:
             if any(c.isspace() for c in token):
                 raise ImportFileError(path, f"token {token!r} contains whitespace", number)
             _check_tag(path, tag, number)
-            documents[-1][-1].append((token, tag, number))
-        return [[s for s in sentences if s] for sentences in documents if any(s for s in sentences)]
+            sentences[-1].append((token, tag, number))
+        return [
+            (record_id, [s for s in sentences if s])
+            for record_id, sentences in documents
+            if any(s for s in sentences)
+        ]
 
 
 def _check_tag(path: Path, tag: str, number: int) -> None:

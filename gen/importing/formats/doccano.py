@@ -34,7 +34,6 @@ class DoccanoReader:
     name: ClassVar[str] = "doccano"
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
     labeled: ClassVar[bool] = True
-    foreign_labels: ClassVar[bool] = True
 
     def sniff(self, path: Path) -> bool:
         """A JSONL file whose first object has a text and doccano's `label` or `entities`

@@ -49,7 +49,6 @@ class LabelStudioReader:
     name: ClassVar[str] = "labelstudio"
     suffixes: ClassVar[tuple[str, ...]] = (".json",)
     labeled: ClassVar[bool] = True
-    foreign_labels: ClassVar[bool] = True
 
     def sniff(self, path: Path) -> bool:
         return False

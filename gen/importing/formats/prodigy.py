@@ -41,7 +41,6 @@ class ProdigyReader:
     name: ClassVar[str] = "prodigy"
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
     labeled: ClassVar[bool] = True
-    foreign_labels: ClassVar[bool] = True
 
     def sniff(self, path: Path) -> bool:
         """A JSONL file whose first object has Prodigy's hashes, or a text and an answer."""

@@ -1,33 +1,30 @@
-"""Plain text: one `.txt` file is one document (no labels)."""
+"""Plain text: one `.txt` file is one document (no labels), read as `gen predict` reads it
+(`gen.core.record_files.read_text_file`: line ends become "\n", a byte order mark is
+dropped, an empty file is refused)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import ClassVar
 
+from gen.core.record_files import TEXT_SUFFIXES, read_text_file
 from gen.core.records import Record
-from gen.importing import ImportFileError, RecordDefaults
+from gen.importing import RecordDefaults
 
 
 class TextReader:
     name: ClassVar[str] = "text"
-    suffixes: ClassVar[tuple[str, ...]] = (".txt",)
+    suffixes: ClassVar[tuple[str, ...]] = TEXT_SUFFIXES
     labeled: ClassVar[bool] = False
 
     def sniff(self, path: Path) -> bool:
         return False
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise ImportFileError(path, f"not UTF-8 text (byte {exc.start})") from None
-        if not text.strip():
-            raise ImportFileError(path, "the file is empty")
         return [
             Record(
                 id=defaults.record_id(path),
-                text=text,
+                text=read_text_file(path),
                 category=defaults.category,
                 doc_type=defaults.doc_type,
                 language=defaults.language,
