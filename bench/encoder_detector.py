@@ -3,7 +3,7 @@
     .venv/bin/python bench/encoder_detector.py --encoder MODEL.gguf \
         --train bench/runs/qwen2.5-coder-1.5b-planned-en.parquet [...] [--sources planned] \
         [--dev FILE | --dev-share 0.15] --score bench/gold/gold-dev.jsonl \
-        [--sizes 50,100,200] [--unit sentence] [--unit-cover 0.5] [--seed 0]
+        [--sizes 50,100,200] [--unit clause] [--unit-cover 0.5] [--fill-unplanned 0.7] [--seed 0]
 
 The same trainer as `gen train --trainer encoder` (gen.train.encoder_trainer), called on
 records directly, so a learning curve over many training sets takes seconds once the token
@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--sizes", default=None, help="training documents per curve point")
     parser.add_argument("--unit", default="clause")
     parser.add_argument("--unit-cover", type=float, default=0.5)
+    parser.add_argument("--fill-unplanned", type=float, default=0.7)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -83,6 +84,7 @@ def main() -> None:
         encoder=str(args.encoder),
         unit=args.unit,
         unit_cover=args.unit_cover,
+        fill_unplanned=args.fill_unplanned,
         identifiers="none",
     )
     sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [len(train)]
@@ -101,6 +103,7 @@ def main() -> None:
         result.update(
             documents=len(chosen),
             positive_units=info["train_positive_units"],
+            filled_units=info["filled_unplanned_units"],
             thresholds=info["thresholds"],
             seconds=round(seconds, 1),
         )

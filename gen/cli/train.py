@@ -157,6 +157,15 @@ from gen.train.run import train_detector
     "most of one of its spans).",
 )
 @click.option(
+    "--fill-unplanned",
+    type=click.FloatRange(min=0, max=1),
+    default=0.7,
+    show_default=True,
+    help="encoder: units of planned documents outside their planned spans that a cross-fitted "
+    "head scores at least this for a category learn it (the writer tells facts nobody "
+    "planned); 0: off.",
+)
+@click.option(
     "--identifiers",
     type=click.Choice(IDENTIFIER_MODELS),
     default="spacy",

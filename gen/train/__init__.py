@@ -70,6 +70,9 @@ class TrainSettings:
     unit: str = "clause"
     #: encoder: a unit learns a label its spans cover this share of (see encoder_trainer).
     unit_cover: float = 0.5
+    #: encoder: `none` units of planned documents that a cross-fitted head scores at least
+    #: this for a category learn it (0: off; see encoder_trainer.fill_unplanned).
+    fill_unplanned: float = 0.7
     #: encoder: `spacy` trains a spaCy model for the identifier labels beside the head.
     identifiers: str = "spacy"
 
@@ -102,6 +105,8 @@ class TrainSettings:
                 f"unknown --identifiers {self.identifiers!r}; expected "
                 f"{' or '.join(IDENTIFIER_MODELS)}"
             )
+        if not 0 <= self.fill_unplanned <= 1:
+            raise UsageError(f"--fill-unplanned must be in [0, 1], got {self.fill_unplanned}")
         if not 0 < self.unit_cover <= 1:
             raise UsageError(f"--unit-cover must be in (0, 1], got {self.unit_cover}")
         if self.learning_rate is not None and not self.learning_rate > 0:

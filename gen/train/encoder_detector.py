@@ -34,6 +34,7 @@ from gen.train.encoder_features import (
     text_units,
     unit_features,
 )
+from gen.train.encoder_head import LinearHead
 
 HEAD_FILE = "encoder_head.npz"
 #: The sub-folder of the identifiers' spaCy model (encoder_trainer).
@@ -76,8 +77,7 @@ class EncoderDetector:
         self.cache = shared_cache(encoder_spec(info, self.folder))
         try:
             with np.load(self.folder / HEAD_FILE) as head:
-                self.mean, self.scale = head["mean"], head["scale"]
-                self.coef, self.intercept = head["coef"], head["intercept"]
+                self.head = LinearHead.from_arrays(head)
                 self.classes = [str(c) for c in head["classes"]]
                 self.thresholds = head["thresholds"]
         except (OSError, KeyError, ValueError) as exc:
@@ -101,13 +101,6 @@ class EncoderDetector:
                 return guess
         return self.languages[0]
 
-    def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """(units, classes) probabilities of the head."""
-        logits = ((features - self.mean) / self.scale) @ self.coef.T + self.intercept
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)
-
     def unit_scores(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
         """Each text's units and their class probabilities."""
         vectors = self.cache.vectors(texts, "encoder detector")
@@ -117,7 +110,7 @@ class EncoderDetector:
             if not units:
                 scored.append((units, np.zeros((0, len(self.classes)))))
                 continue
-            scored.append((units, self.probabilities(unit_features(token_vectors, units))))
+            scored.append((units, self.head.probabilities(unit_features(token_vectors, units))))
         return scored
 
     def predict(self, texts: Sequence[str]) -> list[list[Span]]:

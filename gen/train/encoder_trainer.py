@@ -3,7 +3,8 @@
 A from-scratch spaCy model knows no words, so a few hundred documents teach it no special
 category; the model that writes the documents does know them. Its final-layer vectors,
 pooled per sentence (or clause) unit, feed scikit-learn's multinomial logistic regression
-over {none, each special category the train split holds} with balanced class weights;
+over {none, each special category the train split holds} with balanced class weights
+(gen.train.encoder_head);
 the threshold of each label is the one that gives the best F1 on the run's dev split
 (weighted by unit length, as token scores are). One forward pass per document, cached, so
 a second training or a learning curve costs seconds.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,14 +43,8 @@ from gen.train.encoder_features import (
     unit_features,
     unit_labels,
 )
+from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
 from gen.train.spacy_trainer import SpacyTrainer
-
-#: Inverse regularization strength of the head (prototype and dev split: 0.5).
-REGULARIZATION = 0.5
-#: Thresholds tried per label on dev; a label with fewer dev units keeps the default.
-THRESHOLDS = np.round(np.arange(0.2, 0.96, 0.05), 2)
-DEFAULT_THRESHOLD = 0.5
-MIN_DEV_UNITS = 3
 
 
 def encoder_path(settings: TrainSettings) -> Path:
@@ -104,27 +100,26 @@ class EncoderTrainer:
         languages = [
             language for language, _ in Counter(r.language or "en" for r in train).most_common()
         ]
-        x_train, y_train, _ = _units(train, spec, settings, labels, "train")
-        x_dev, y_dev, dev_weights = _units(data.splits["dev"], spec, settings, labels, "dev")
-        linear_model = require("sklearn.linear_model", "train")
-        preprocessing = require("sklearn.preprocessing", "train")
-        scaler = preprocessing.StandardScaler().fit(x_train)
         classes = ["none", *labels]
-        targets = np.array([classes.index(label or "none") for label in y_train])
+        units = _units(train, spec, settings, labels, "train")
+        targets = np.array([classes.index(label or "none") for label in units.labels])
         if len(set(targets)) < 2:
             raise UsageError("the train split's units all have one label; the head needs two")
-        head = linear_model.LogisticRegression(
-            C=REGULARIZATION, class_weight="balanced", max_iter=2000
-        ).fit(scaler.transform(x_train), targets)
-        coef, intercept = _full_rows(head, len(classes))
-        scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-        arrays = {"mean": scaler.mean_, "scale": scale, "coef": coef, "intercept": intercept}
+        filled = 0
+        if settings.fill_unplanned:
+            targets, filled = fill_unplanned(units, targets, classes, settings.fill_unplanned)
+        head = LinearHead.fit(units.features, targets, len(classes))
         thresholds = np.full(len(labels), DEFAULT_THRESHOLD)
-        if len(x_dev):
-            logits = ((x_dev - scaler.mean_) / scale) @ coef.T + intercept
-            thresholds = _best_thresholds(_softmax(logits), y_dev, dev_weights, labels)
-        np.savez(folder / HEAD_FILE, **arrays, classes=np.array(classes), thresholds=thresholds)
-        positives = Counter(label for label in y_train if label)
+        dev = _units(data.splits["dev"], spec, settings, labels, "dev")
+        if len(dev.labels):
+            gold = np.array([classes.index(label or "none") for label in dev.labels])
+            thresholds = best_thresholds(
+                head.probabilities(dev.features), gold, dev.lengths, labels
+            )
+        np.savez(
+            folder / HEAD_FILE, **head.arrays(), classes=np.array(classes), thresholds=thresholds
+        )
+        positives = Counter(classes[t] for t in targets if t)
         identifiers = _identifier_labels(train)
         if identifiers and settings.identifiers == "spacy":
             spacy_info = SpacyTrainer().fit(data, folder / IDENTIFIERS, settings, work)
@@ -145,8 +140,9 @@ class EncoderTrainer:
             "languages": languages,
             "labels": labels,
             "thresholds": {label: float(t) for label, t in zip(labels, thresholds, strict=True)},
-            "train_units": len(y_train),
+            "train_units": len(targets),
             "train_positive_units": dict(sorted(positives.items())),
+            "filled_unplanned_units": filled,
         }
 
     def load(self, folder: Path, info: dict[str, Any]) -> EncoderDetector:
@@ -159,67 +155,67 @@ def _identifier_labels(records: Sequence[Record]) -> list[str]:
     return sorted({s.label for r in records for s in r.spans} - others)
 
 
+@dataclass
+class Units:
+    """Every unit of some records: features, training label, length, whose it is."""
+
+    features: np.ndarray
+    labels: list[str | None]
+    lengths: np.ndarray
+    #: Index of the unit's record, and whether that record is a planned document.
+    owners: np.ndarray
+    planned: np.ndarray
+
+
 def _units(
     records: Sequence[Record],
     spec: EncoderSpec,
     settings: TrainSettings,
     labels: Sequence[str],
     name: str,
-) -> tuple[np.ndarray, list[str | None], np.ndarray]:
-    """Features, training labels and character lengths of every unit of `records`."""
+) -> Units:
     vectors = shared_cache(spec).vectors([r.text for r in records], name)
-    features, targets, lengths = [], [], []
-    for record, token_vectors in zip(records, vectors, strict=True):
-        units = text_units(record.text, record.language, settings.unit)
-        if not units:
+    features, targets, lengths, owners, planned = [], [], [], [], []
+    for index, (record, token_vectors) in enumerate(zip(records, vectors, strict=True)):
+        ranges = text_units(record.text, record.language, settings.unit)
+        if not ranges:
             continue
-        features.append(unit_features(token_vectors, units))
-        targets.extend(unit_labels(record.text, units, record.spans, labels, settings.unit_cover))
-        lengths.extend(end - start for start, end in units)
-    if not features:
-        return np.zeros((0, 0)), [], np.zeros(0)
-    return np.concatenate(features), targets, np.array(lengths, dtype=np.float64)
+        features.append(unit_features(token_vectors, ranges))
+        targets.extend(unit_labels(record.text, ranges, record.spans, labels, settings.unit_cover))
+        lengths.extend(end - start for start, end in ranges)
+        owners.extend([index] * len(ranges))
+        planned.extend([any(s.source == "planned" for s in record.spans)] * len(ranges))
+    dimension = features[0].shape[1] if features else 0
+    return Units(
+        np.concatenate(features) if features else np.zeros((0, dimension)),
+        targets,
+        np.array(lengths, dtype=np.float64),
+        np.array(owners, dtype=np.int64),
+        np.array(planned, dtype=bool),
+    )
 
 
-def _full_rows(head: Any, classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Coefficients with one row per class of the head, in class order (a class missing from
-    the train units never wins)."""
-    coef = np.zeros((classes, head.coef_.shape[1]))
-    intercept = np.full(classes, -1e9)
-    if len(head.classes_) == 2:  # scikit-learn keeps one row for two classes
-        coef[head.classes_[1]], intercept[head.classes_[1]] = head.coef_[0], head.intercept_[0]
-        coef[head.classes_[0]], intercept[head.classes_[0]] = 0.0, 0.0
-        return coef, intercept
-    for row, cls in enumerate(head.classes_):
-        coef[cls], intercept[cls] = head.coef_[row], head.intercept_[row]
-    return coef, intercept
+def fill_unplanned(
+    units: Units, targets: np.ndarray, classes: Sequence[str], min_score: float
+) -> tuple[np.ndarray, int]:
+    """Targets where the `none` units of planned documents that a cross-fitted head calls
+    sensitive (probability at least `min_score`) learn that label instead.
 
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    logits = logits - logits.max(axis=1, keepdims=True)
-    exp = np.exp(logits)
-    return exp / exp.sum(axis=1, keepdims=True)
-
-
-def _best_thresholds(
-    probabilities: np.ndarray,
-    gold: Sequence[str | None],
-    weights: np.ndarray,
-    labels: Sequence[str],
-) -> np.ndarray:
-    """Per label, the threshold of the best length-weighted F1 on dev."""
-    best_label = probabilities[:, 1:].argmax(axis=1)
-    best_score = probabilities[:, 1:].max(axis=1)
-    thresholds = np.full(len(labels), DEFAULT_THRESHOLD)
-    for index, label in enumerate(labels):
-        truth = np.array([g == label for g in gold])
-        if truth.sum() < MIN_DEV_UNITS:
-            continue
-        scores = []
-        for threshold in THRESHOLDS:
-            predicted = (best_label == index) & (best_score >= threshold)
-            tp = weights[predicted & truth].sum()
-            denominator = weights[predicted].sum() + weights[truth].sum()
-            scores.append(2 * tp / denominator if denominator else 0.0)
-        thresholds[index] = THRESHOLDS[int(np.argmax(scores))]
-    return thresholds
+    A writer asked for two facts often tells a third nobody planned ("...and he has been on
+    probation since"); left as `none`, it teaches the detector to miss. The planned
+    documents are split in two halves by record; a head fitted on everything but one half
+    labels that half (a head never labels the documents it learned from: it would repeat
+    their `none`). Hand-labeled records are complete and never changed."""
+    documents = np.unique(units.owners[units.planned])
+    if len(documents) < 4:
+        return targets, 0
+    filled = targets.copy()
+    for half in (documents[::2], documents[1::2]):
+        inside = np.isin(units.owners, half)
+        head = LinearHead.fit(units.features[~inside], targets[~inside], len(classes))
+        candidates = inside & (targets == 0)
+        probabilities = head.probabilities(units.features[candidates])
+        best = probabilities[:, 1:].argmax(axis=1)
+        sure = probabilities[np.arange(len(best)), best + 1] >= min_score
+        filled[np.flatnonzero(candidates)[sure]] = best[sure] + 1
+    return filled, int((filled != targets).sum())

@@ -152,7 +152,15 @@ class TransformersTrainer:
         device_for(settings.device)
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
-        names = ("component", "max_span_words", "encoder", "unit", "unit_cover", "identifiers")
+        names = (
+            "component",
+            "max_span_words",
+            "encoder",
+            "unit",
+            "unit_cover",
+            "identifiers",
+            "fill_unplanned",
+        )
         return dict.fromkeys(names, "--trainer transformers")
 
     def export_settings(self, settings: TrainSettings) -> dict[str, Any]:

@@ -1,0 +1,78 @@
+"""The encoder detector's head without a model: fitting, stored arrays, dev thresholds, and
+the cross-fitted labels of unplanned disclosures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
+from gen.train.encoder_trainer import Units, fill_unplanned
+
+pytest.importorskip("sklearn")
+
+
+def _clusters(rng: np.random.Generator, labels: list[int], spread: float = 0.3) -> np.ndarray:
+    """One point per label near that label's corner of the feature space."""
+    centers = np.eye(4) * 4
+    return np.stack([centers[label] + rng.normal(0, spread, 4) for label in labels])
+
+
+def test_a_head_separates_its_classes_and_survives_its_arrays() -> None:
+    rng = np.random.default_rng(0)
+    targets = np.array([0, 1, 2] * 30)
+    head = LinearHead.fit(_clusters(rng, list(targets)), targets, classes=4)
+    probe = _clusters(rng, [0, 1, 2])
+    assert list(head.probabilities(probe).argmax(axis=1)) == [0, 1, 2]
+    # Class 3 never occurred: it never wins, and the arrays give the same head back.
+    assert head.probabilities(_clusters(rng, [3])).argmax() != 3
+    again = LinearHead.from_arrays(head.arrays())
+    assert np.allclose(again.probabilities(probe), head.probabilities(probe))
+
+
+def test_two_classes_keep_one_row_per_class() -> None:
+    rng = np.random.default_rng(1)
+    targets = np.array([0, 2] * 20)
+    head = LinearHead.fit(_clusters(rng, list(targets)), targets, classes=3)
+    assert head.coef.shape[0] == 3
+    assert list(head.probabilities(_clusters(rng, [0, 2])).argmax(axis=1)) == [0, 2]
+
+
+def test_dev_thresholds_follow_the_units_and_keep_the_default_without_them() -> None:
+    probabilities = np.array([[0.1, 0.9, 0.0], [0.6, 0.4, 0.0], [0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
+    gold = np.array([1, 1, 0, 1])
+    thresholds = best_thresholds(probabilities, gold, np.ones(4), ["health", "judicial"])
+    # The lowest threshold that keeps the three health units and drops the none unit at 0.3.
+    assert thresholds[0] == pytest.approx(0.35)
+    assert thresholds[1] == DEFAULT_THRESHOLD  # no dev unit of judicial
+
+
+def test_unplanned_disclosures_are_labeled_by_a_head_that_never_saw_them() -> None:
+    rng = np.random.default_rng(2)
+    # 8 planned documents of 4 units: unit 0 planned health, unit 1 an unplanned health
+    # fact labeled none, units 2-3 plain; then 2 hand-labeled documents, complete.
+    labels, targets, owners, planned = [], [], [], []
+    for document in range(10):
+        is_planned = document < 8
+        truth = [1, 1, 0, 0]
+        given = [1, 0, 0, 0] if is_planned else truth
+        labels += truth
+        targets += given
+        owners += [document] * 4
+        planned += [is_planned] * 4
+    units = Units(
+        _clusters(rng, labels, spread=0.2),
+        [None] * len(labels),
+        np.ones(len(labels)),
+        np.array(owners),
+        np.array(planned),
+    )
+    given = np.array(targets)
+    filled, count = fill_unplanned(units, given, ["none", "health", "judicial", "x"], 0.5)
+    unplanned = (np.array(labels) == 1) & (given == 0)
+    assert count == unplanned.sum() == 8
+    assert (filled[unplanned] == 1).all()
+    assert (filled[~unplanned] == given[~unplanned]).all()
+    # Too few planned documents to split: nothing changes.
+    few = Units(units.features, units.labels, units.lengths, units.owners, units.owners < 2)
+    assert fill_unplanned(few, given, ["none", "health", "judicial", "x"], 0.5)[1] == 0
