@@ -47,7 +47,21 @@ def score(detector: EncoderTrainer, folder: Path, info: dict, gold: list[Record]
     pred = [dataclasses.replace(r, spans=spans) for r, spans in zip(gold, predicted, strict=True)]
     report = evaluate(keep, pred).groups["all"]
     per_label = report.token_scores.per_label
+    languages = sorted({r.language for r in gold})
+    by_language = {
+        language: round(
+            evaluate(
+                [r for r in keep if r.language == language],
+                [r for r in pred if r.language == language],
+            )
+            .groups["all"]
+            .token_scores.micro.f1,
+            3,
+        )
+        for language in languages
+    }
     return {
+        "by_language": by_language,
         "micro_f1": round(report.token_scores.micro.f1, 3),
         "binary_p": round(report.token_binary.precision, 3),
         "binary_r": round(report.token_binary.recall, 3),
