@@ -71,7 +71,35 @@ def sampling_arguments(sampling: SamplingParams, seed: int | None) -> dict[str, 
     }
 
 
-class LlamaCppBackend:
+class EngineThread:
+    """One thread makes every llama.cpp call of a model (see the module docstring), with the
+    threads this process may use now; shared by the backend and the encoder."""
+
+    _llama: Any
+
+    def start_engine(self, threads: int | None) -> None:
+        self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
+        self.cores = cpu_share.CoreShare(fixed=threads)
+        self.cores.register(cpu_share.command_line())
+        self._threads = self.cores.threads()
+
+    def on_engine_thread(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `function` on the thread that makes every llama.cpp call of this process's
+        model (also for a second engine measured beside it, see `gen bench`), with the
+        threads this process may use now."""
+        return self._engine.submit(self._with_threads, function, *args, **kwargs).result()
+
+    def _with_threads(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        threads = self.cores.threads()
+        if threads != self._threads and hasattr(self, "_llama"):
+            from llama_cpp import llama_set_n_threads
+
+            llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
+            self._threads = threads
+        return function(*args, **kwargs)
+
+
+class LlamaCppBackend(EngineThread):
     name = "llama.cpp"
     #: llama-cpp-python generates one sequence at a time.
     concurrency = 1
@@ -99,10 +127,7 @@ class LlamaCppBackend:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - a broken install
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
-        self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
-        self.cores = cpu_share.CoreShare(fixed=threads)
-        self.cores.register(cpu_share.command_line())
-        self._threads = self.cores.threads()
+        self.start_engine(threads)
         try:
             self._llama = self.on_engine_thread(
                 Llama,
@@ -136,21 +161,6 @@ class LlamaCppBackend:
             except (ValueError, RuntimeError) as exc:
                 raise ModelError(f"llama.cpp rejected the grammar: {exc}") from None
         return self._grammars[source]
-
-    def on_engine_thread(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run `function` on the thread that makes every llama.cpp call of this process's
-        backend (also for a second engine measured beside it, see `gen bench`), with the
-        threads this process may use now."""
-        return self._engine.submit(self._with_threads, function, *args, **kwargs).result()
-
-    def _with_threads(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        threads = self.cores.threads()
-        if threads != self._threads and hasattr(self, "_llama"):
-            from llama_cpp import llama_set_n_threads
-
-            llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
-            self._threads = threads
-        return function(*args, **kwargs)
 
     def close(self) -> None:
         """Leave the machine's cores to the other model processes."""

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gen.backends import cpu_share
+from gen.backends.llama_cpp import EngineThread
 from gen.core.errors import ModelError
 
 #: Tokens per window, and the overlap that gives a window's first tokens their context.
@@ -40,7 +39,7 @@ class TokenVectors:
     vectors: np.ndarray
 
 
-class LlamaCppEncoder:
+class LlamaCppEncoder(EngineThread):
     """Final-layer token vectors of a GGUF model (llama.cpp, no pooling)."""
 
     def __init__(
@@ -62,13 +61,9 @@ class LlamaCppEncoder:
         except ImportError as exc:  # pragma: no cover - a broken install
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
         self.window, self.overlap = window, overlap
-        # One thread makes every llama.cpp call (see gen.backends.llama_cpp).
-        self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
-        self.cores = cpu_share.CoreShare(fixed=threads)
-        self.cores.register(cpu_share.command_line())
-        self._threads = self.cores.threads()
+        self.start_engine(threads)
         try:
-            self._llama = self._call(
+            self._llama = self.on_engine_thread(
                 _quiet_llama,
                 model_path=str(model_path),
                 embedding=True,
@@ -89,18 +84,6 @@ class LlamaCppEncoder:
         # Freed before the interpreter tears down the modules llama.cpp's finalizer needs.
         atexit.register(self.close)
 
-    def _call(self, function: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._engine.submit(self._with_threads, function, *args, **kwargs).result()
-
-    def _with_threads(self, function: Any, *args: Any, **kwargs: Any) -> Any:
-        threads = self.cores.threads()
-        if threads != self._threads and hasattr(self, "_llama"):
-            from llama_cpp import llama_set_n_threads
-
-            llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
-            self._threads = threads
-        return function(*args, **kwargs)
-
     def close(self) -> None:
         """Free the model and leave the machine's cores to the other model processes."""
         if hasattr(self, "_llama"):
@@ -111,7 +94,7 @@ class LlamaCppEncoder:
     def encode(self, texts: Sequence[str]) -> list[TokenVectors]:
         """The vectors of every token of each text (none for an empty text). Windows of
         several texts share one forward pass as separate sequences, up to `window` tokens."""
-        return self._call(self._encode, list(texts))
+        return self.on_engine_thread(self._encode, list(texts))
 
     def _encode(self, texts: list[str]) -> list[TokenVectors]:
         encoded, jobs = [], []
