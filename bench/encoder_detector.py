@@ -26,6 +26,7 @@ from pathlib import Path
 from gen.core.record_files import read_record_file
 from gen.core.records import Record
 from gen.evaluate.run import evaluate
+from gen.predict.detector import Detector
 from gen.train import TrainSettings
 from gen.train.data import TrainingData
 from gen.train.encoder_trainer import EncoderTrainer, special_labels
@@ -40,9 +41,9 @@ def read(paths: list[Path], sources: set[str] | None) -> list[Record]:
     return records
 
 
-def score(detector: EncoderTrainer, folder: Path, info: dict, gold: list[Record]) -> dict:
+def score(detector: Detector, gold: list[Record]) -> dict:
     special = set(special_labels())
-    predicted = detector.load(folder, info).predict([r.text for r in gold])
+    predicted = detector.predict([r.text for r in gold])
     keep = [dataclasses.replace(r, spans=[s for s in r.spans if s.label in special]) for r in gold]
     pred = [dataclasses.replace(r, spans=spans) for r, spans in zip(gold, predicted, strict=True)]
     report = evaluate(keep, pred).groups["all"]
@@ -113,7 +114,7 @@ def main() -> None:
             started = time.perf_counter()
             info = trainer.fit(data, Path(scratch), settings, Path(scratch))
             seconds = time.perf_counter() - started
-            result = score(trainer, Path(scratch), info, gold)
+            result = score(trainer.load(Path(scratch), info), gold)
         result.update(
             documents=len(chosen),
             positive_units=info["train_positive_units"],

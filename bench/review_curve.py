@@ -47,7 +47,7 @@ def train_and_score(
     with tempfile.TemporaryDirectory() as scratch:
         info = trainer.fit(data, Path(scratch), settings, Path(scratch))
         detector = trainer.load(Path(scratch), info)
-        return score(trainer, Path(scratch), info, gold), detector
+        return score(detector, gold), detector
 
 
 def main() -> None:

@@ -195,40 +195,18 @@ def test_a_detector_refuses_another_encoder_or_version(trained, tmp_path, change
 
 
 def test_cli_refuses_a_missing_or_unusable_encoder_and_writes_nothing(gold_run, tmp_path):
-    runner = CliRunner()
     out = tmp_path / "model"
-    missing = runner.invoke(
-        main,
-        [
-            "train",
-            "--run",
-            str(gold_run),
-            "--trainer",
-            "encoder",
-            "--encoder",
-            "nope.gguf",
-            "--out",
-            str(out),
-        ],
-    )
+
+    def train_with(encoder: str):  # type: ignore[no-untyped-def]
+        arguments = ["--run", str(gold_run), "--trainer", "encoder", "--encoder", encoder]
+        return CliRunner().invoke(main, ["train", *arguments, "--out", str(out)])
+
+    missing = train_with("nope.gguf")
     assert missing.exit_code == 2
     assert "--encoder nope.gguf: file not found" in missing.output
     not_a_model = tmp_path / "notes.gguf"
     not_a_model.write_text("hello")
-    broken = runner.invoke(
-        main,
-        [
-            "train",
-            "--run",
-            str(gold_run),
-            "--trainer",
-            "encoder",
-            "--encoder",
-            str(not_a_model),
-            "--out",
-            str(out),
-        ],
-    )
+    broken = train_with(str(not_a_model))
     assert broken.exit_code == 2
     assert "cannot load" in broken.output and "Traceback" not in broken.output
     assert not out.exists()

@@ -77,11 +77,30 @@ class EngineThread:
 
     _llama: Any
 
-    def start_engine(self, threads: int | None) -> None:
+    def load_model(
+        self,
+        threads: int | None,
+        factory: Callable[..., Any],
+        failure: Callable[[Exception], str],
+        **kwargs: Any,
+    ) -> None:
+        """Start the engine thread and load the model on it with this process's share of
+        cores; a model llama.cpp refuses gives the ModelError `failure(exc)`."""
         self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
         self.cores = cpu_share.CoreShare(fixed=threads)
         self.cores.register(cpu_share.command_line())
         self._threads = self.cores.threads()
+        try:
+            self._llama = self.on_engine_thread(
+                factory,
+                n_threads=self._threads,
+                n_threads_batch=self._threads,
+                verbose=False,
+                **kwargs,
+            )
+        except (ValueError, RuntimeError) as exc:
+            self.cores.close()
+            raise ModelError(failure(exc)) from None
 
     def on_engine_thread(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `function` on the thread that makes every llama.cpp call of this process's
@@ -127,22 +146,14 @@ class LlamaCppBackend(EngineThread):
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - a broken install
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
-        self.start_engine(threads)
-        try:
-            self._llama = self.on_engine_thread(
-                Llama,
-                model_path=str(model_path),
-                n_ctx=n_ctx,
-                n_gpu_layers=n_gpu_layers,
-                n_threads=self._threads,
-                n_threads_batch=self._threads,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            self.cores.close()
-            raise ModelError(
-                f"llama.cpp cannot load {model_path}: {exc}; is it a GGUF file?"
-            ) from None
+        self.load_model(
+            threads,
+            Llama,
+            lambda exc: f"llama.cpp cannot load {model_path}: {exc}; is it a GGUF file?",
+            model_path=str(model_path),
+            n_ctx=n_ctx,
+            n_gpu_layers=n_gpu_layers,
+        )
         self.model_path = model_path
         self.model_id = model_path.name
         self.n_ctx = n_ctx

@@ -61,24 +61,18 @@ class LlamaCppEncoder(EngineThread):
         except ImportError as exc:  # pragma: no cover - a broken install
             raise ModelError(f"llama-cpp-python is not importable: {exc}") from None
         self.window, self.overlap = window, overlap
-        self.start_engine(threads)
-        try:
-            self._llama = self.on_engine_thread(
-                _quiet_llama,
-                model_path=str(model_path),
-                embedding=True,
-                pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
-                n_ctx=window,
-                n_batch=window,
-                n_ubatch=window,
-                n_gpu_layers=n_gpu_layers,
-                n_threads=self._threads,
-                n_threads_batch=self._threads,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            self.cores.close()
-            raise ModelError(f"llama.cpp cannot load {model_path} as an encoder: {exc}") from None
+        self.load_model(
+            threads,
+            _quiet_llama,
+            lambda exc: f"llama.cpp cannot load {model_path} as an encoder: {exc}",
+            model_path=str(model_path),
+            embedding=True,
+            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
+            n_ctx=window,
+            n_batch=window,
+            n_ubatch=window,
+            n_gpu_layers=n_gpu_layers,
+        )
         self.model_path = model_path
         self.dimension = int(self._llama.n_embd())
         # Freed before the interpreter tears down the modules llama.cpp's finalizer needs.

@@ -62,11 +62,12 @@ def _is_edge(character: str) -> bool:
     return character in _EDGE or character.isspace()
 
 
-def _trimmed(text: str, start: int, end: int) -> Range | None:
-    """The range without surrounding whitespace and separator punctuation; None if empty."""
-    while start < end and _is_edge(text[start]):
+def trimmed(text: str, start: int, end: int, also: str = "") -> Range | None:
+    """The range without surrounding whitespace and separator punctuation (and the
+    characters of `also`); None if empty."""
+    while start < end and (_is_edge(text[start]) or text[start] in also):
         start += 1
-    while end > start and _is_edge(text[end - 1]):
+    while end > start and (_is_edge(text[end - 1]) or text[end - 1] in also):
         end -= 1
     return (start, end) if start < end else None
 
@@ -161,7 +162,7 @@ def split_units(text: str, rules: UnitRules, unit: str) -> list[Range]:
         line_start = marker.end() if marker else line.start()
         for column in _columns(text, line_start, line.end()):
             for piece in _column_units(text, *column, rules, unit):
-                trimmed = _trimmed(text, *piece)
-                if trimmed:
-                    units.append(trimmed)
+                trimmed_piece = trimmed(text, *piece)
+                if trimmed_piece:
+                    units.append(trimmed_piece)
     return units

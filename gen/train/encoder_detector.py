@@ -28,6 +28,7 @@ from gen.core.errors import UsageError
 from gen.core.records import Span
 from gen.predict.detector import SOURCE
 from gen.text.language import detect_language
+from gen.text.units import trimmed
 from gen.train.encoder_features import (
     EncoderSpec,
     shared_cache,
@@ -41,8 +42,9 @@ HEAD_FILE = "encoder_head.npz"
 IDENTIFIERS = "identifiers"
 #: Bumped when the head's files or features change meaning; older folders are refused.
 FORMAT = 2
-#: Separator punctuation trimmed from the pieces of a cut span (as gen.text.units).
-_EDGE = ".,;:!?…–—-()"
+#: Trimmed from the pieces of a cut span besides a unit's edges (gen.text.units): the
+#: brackets around an identifier ("(anna@example.org)") are left behind by the cut.
+_BRACKETS = "()"
 #: Below this many characters the language guess is not trusted.
 _MIN_CHARS_FOR_LANGUAGE = 40
 
@@ -131,8 +133,8 @@ class EncoderDetector:
 
 
 def cut_around(text: str, spans: Sequence[Span], holes: Sequence[Span]) -> list[Span]:
-    """`spans` without the characters of `holes`: each left piece trimmed of whitespace and
-    separator punctuation, and kept when it holds a letter or digit."""
+    """`spans` without the characters of `holes`: each left piece trimmed as units are (and
+    of brackets), and kept when it holds a letter or digit."""
     pieces = []
     for span in spans:
         start = span.start
@@ -140,12 +142,8 @@ def cut_around(text: str, spans: Sequence[Span], holes: Sequence[Span]) -> list[
             (h for h in holes if h.start < span.end and span.start < h.end), key=lambda h: h.start
         )
         for stop, resume in [*((h.start, h.end) for h in inside), (span.end, span.end)]:
-            low, high = start, min(stop, span.end)
-            while low < high and (text[low].isspace() or text[low] in _EDGE):
-                low += 1
-            while high > low and (text[high - 1].isspace() or text[high - 1] in _EDGE):
-                high -= 1
-            if any(c.isalnum() for c in text[low:high]):
-                pieces.append(replace(span, start=low, end=high))
+            piece = trimmed(text, start, min(stop, span.end), also=_BRACKETS)
+            if piece and any(c.isalnum() for c in text[piece[0] : piece[1]]):
+                pieces.append(replace(span, start=piece[0], end=piece[1]))
             start = max(start, resume)
     return pieces
