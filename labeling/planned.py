@@ -7,29 +7,23 @@ known whatever the model wrote (`source = planned`).
 - **Exact**: the fact's tokens as a run of the text's tokens. Tokens are the censor
   aligner's (`labeling.align.tokens`): case, quote and dash styles are folded, and
   whitespace, line breaks included, is no token.
-- **Fuzzy**: otherwise, the passage of the text closest to the fact, by a semi-global
-  alignment of the fact's tokens against the text's (the fact is matched whole, the
-  passage may start and end anywhere): skipping a token of either costs its characters,
-  and two words whose Indel similarity reaches the aligner's `MIN_WORD_SIMILARITY` match
-  at the cost of their difference (another tense or gender, a typo: "iscritta" /
-  "iscritto"; words under four characters only when equal, or "he" would be "the").
-  Words of one `same_words` group of the pack (`facts.yaml`: "has" / "have", "è" /
-  "sono") are the same word, so a fact told in the first person costs nothing more.
-  Each row of the alignment table is one numpy pass, as in
-  `labeling.align.regions`. The passages that end at the `CANDIDATE_ENDS` cheapest places
-  are candidates; one carries the fact when its score, the share of characters it and
-  the fact have in common (1 - cost / characters of both), reaches the pack's
-  `min_score`, and it holds more than half of the fact's content words (all but the
-  pack's `function_words`), so that "is a practising" never passes for "is a practising
-  Sikh". A candidate ends at its last content word the fact matched (words the fact did
-  not match, function words and punctuation after it are left out), and is scored as
-  it then stands. Of those, the one holding the most content words wins, then the best
-  score; with none, the fact is missing.
+- **Fuzzy**: otherwise, within one sentence (`gen.text.sentences`; a line that goes on in
+  lowercase on the next is one sentence), the passages closest to the fact by a
+  semi-global alignment (`labeling.fact_alignment`: another tense, person or gender, a
+  typo, the pack's `same_words`). A candidate ends at its last content word the fact
+  matched (words the fact did not match, function words and punctuation after it are
+  left out) and is scored as it then stands: the share of characters it and the fact have
+  in common (1 - cost / characters of both). One carries the fact when its score reaches
+  the pack's `min_score` **and** its span holds the whole fact (`labeling.fact_extent`:
+  every name and number, every part, all content words but one rewording). Of those, the
+  one holding the most content words wins, then the best score; with none, the fact is
+  missing, never half found.
 
-A span is the passage found, trimmed like gold spans: without the punctuation and markup
-at its edges (`labeling.align.edges`, shared with the other strategies), widened to whole
-words of `gen.text.words`. A passage one fact took is not searched for the next, so the
-spans never overlap.
+The span is the passage widened to what a gold labeler marks (`labeling.fact_extent`: the
+verb group before it, a complement after it, within its sentence) and trimmed like gold
+spans: no punctuation or markup at its edges (`labeling.align.edges`, shared with the
+other strategies), whole words of `gen.text.words`. A passage one fact took is not
+searched for the next, so the spans never overlap.
 
 In placeholder style the writer wrote `[[FACT_1]]` where fact 1 belongs; `substitute`
 puts the facts in their places and so knows their spans exactly.
@@ -37,19 +31,17 @@ puts the facts in their places and so knows their spans exactly.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from rapidfuzz.distance import Indel
-from rapidfuzz.process import cdist
-
 from gen.core.pack_facts import FinderSettings
-from gen.text.words import word_spans, words_in
+from gen.text.sentences import split_sentences
 from labeling.align.edges import trim_punctuation
-from labeling.align.regions import MIN_WORD_SIMILARITY
-from labeling.align.tokens import SourceTokens, is_word, normalise_tokens
+from labeling.align.tokens import SourceTokens, is_word
+from labeling.fact_alignment import Alignment, Candidate
+from labeling.fact_extent import Extent, FactWords, Words
 
 #: The span source of planned facts.
 SOURCE = "planned"
@@ -59,12 +51,6 @@ EXACT = "exact"
 FUZZY = "fuzzy"
 MISSING = "missing"
 
-_TOLERANCE = 1e-9
-#: How many of the cheapest passage ends are scored: a longer passage may cost a little
-#: more and hold more of the fact ("... when she was nine" for "... at the age of nine").
-CANDIDATE_ENDS = 8
-#: Words shorter than this match only their equal (or a `same_words` form).
-_SHORT_WORD = 4
 #: `[[FACT_1]]`, also as the writer may spell it: `[FACT_1]`, `[[fact 1]]`, `[[FACT-1]]`,
 #: `[CURRENT_FACT_1]`.
 _PLACEHOLDER = re.compile(r"\[\[?\s*(?:\w+[\s_-])?FACT[\s_-]*(\d+)\s*\]?\]", re.IGNORECASE)
@@ -81,167 +67,170 @@ class Found:
 
 
 class FactFinder:
-    """Finds planned facts in texts of one language (its `finder` settings)."""
+    """Finds planned facts in texts of one language (its pack's `finder` settings)."""
 
-    def __init__(self, settings: FinderSettings) -> None:
+    def __init__(self, settings: FinderSettings, language: str) -> None:
+        self.settings = settings
+        self.language = language
         self.min_score = settings.min_score
         self._same = {word: group[0] for group in settings.same_words for word in group}
         self._function = frozenset(settings.function_words)
+        self._extent = Extent(settings, self._same)
 
     def find(self, text: str, facts: Sequence[str]) -> list[Found | None]:
         """Each fact's passage in `text`, in order; None where it is missing."""
-        source = SourceTokens.of(text)
-        words = word_spans(text)
-        taken = [False] * len(source.norms)
+        document = _Document(text, self.language)
         results: list[Found | None] = []
         for fact in facts:
-            found = self._find_one(source, fact, taken)
+            found = self._find_one(document, fact)
             if found is not None:
-                found = _whole_words(found, words)
-                for index, match in enumerate(source.matches):
-                    if found.start <= match.start() < found.end:
-                        taken[index] = True
+                document.take(found.start, found.end)
             results.append(found)
         return results
 
-    def _find_one(self, source: SourceTokens, fact: str, taken: list[bool]) -> Found | None:
-        wanted = normalise_tokens(fact)
-        lo, hi = trim_punctuation(wanted, 0, len(wanted))
-        wanted = wanted[lo:hi]
+    def _find_one(self, document: _Document, fact: str) -> Found | None:
+        fact_words = FactWords.of(fact, self.settings)
+        wanted = fact_words.tokens
         if not wanted:
             return None
-        runs = _free_runs(taken)
-        for start, end in runs:
-            at = _run_at(source.norms, wanted, start, end)
+        for start, end in document.runs(sentences=False):
+            at = _run_at(document.source.norms, wanted, start, end)
             if at is not None:
-                return _found(source, at, at + len(wanted), EXACT, 1.0)
-        best: tuple[tuple[float, float], int, int] | None = None
-        for start, end in runs:
-            passage = self._closest(source.norms[start:end], wanted)
-            if passage is not None and (best is None or passage[0] > best[0]):
-                best = (passage[0], start + passage[1], start + passage[2])
+                return Found(*self._span(document, at, at + len(wanted)), EXACT, 1.0)
+        best: tuple[tuple[int, float], tuple[int, int]] | None = None
+        for start, end in document.runs(sentences=True):
+            found = self._closest(document, start, end, fact_words)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
         if best is None:
             return None
-        (_, score), first, last = best
-        first, last = trim_punctuation(source.norms, first, last)
-        if first == last:
-            return None
-        return _found(source, first, last, FUZZY, round(float(score), 4))
+        (_, score), span = best
+        return Found(*span, FUZZY, round(score, 4))
 
     def _closest(
-        self, norms: Sequence[str], fact: Sequence[str]
-    ) -> tuple[tuple[float, float], int, int] | None:
-        """((content held, score), first, last token) of the passage of `norms` that best
-        carries `fact`; None when none does."""
-        if not norms:
-            return None
-        fact_weights = np.array([len(token) for token in fact], dtype=float)
-        weights = np.array([len(token) for token in norms], dtype=float)
-        similarity = cdist(
-            [self._same.get(token, token) for token in fact],
-            [self._same.get(token, token) for token in norms],
-            scorer=Indel.normalized_similarity,
-            workers=1,
-        )
-        # Short words are alike by chance ("he" / "the"): they match only when equal.
-        short = (fact_weights[:, None] < _SHORT_WORD) | (weights[None, :] < _SHORT_WORD)
-        similarity = np.where(short & (similarity < 1.0), 0.0, similarity)
-        substitution = np.where(
-            similarity >= MIN_WORD_SIMILARITY,
-            (fact_weights[:, None] + weights[None, :]) * (1.0 - similarity),
-            np.inf,
-        )
-        table = _fill_table(fact_weights, weights, substitution)
-        content = {i for i, token in enumerate(fact) if is_word(token)}
-        content = {i for i in content if fact[i] not in self._function}
-        best: tuple[tuple[float, float], int, int] | None = None
-        for end in np.argsort(table[-1][1:], kind="stable")[:CANDIDATE_ENDS]:
-            first, pairs = _walk_back(table, fact_weights, weights, substitution, int(end) + 1)
-            last = self._tail(norms, first, int(end) + 1, {column for _, column in pairs})
+        self, document: _Document, start: int, end: int, fact: FactWords
+    ) -> tuple[tuple[int, float], tuple[int, int]] | None:
+        """((content words held, score), span) of the passage of tokens [start, end) that
+        best holds the whole fact; None when none does."""
+        norms = document.source.norms
+        alignment = Alignment(fact.tokens, norms[start:end], self._same)
+        best = None
+        for candidate in alignment.candidates():
+            first, last = candidate.first, self._tail(norms, start, candidate)
             if first == last:
                 continue
-            # The passage's own score: the whole fact aligned with the whole passage.
-            cost = _fill_table(
-                fact_weights, weights[first:last], substitution[:, first:last], free_start=False
-            )[-1][-1]
-            score = 1.0 - float(cost) / (fact_weights.sum() + weights[first:last].sum())
-            held = sum(row in content for row, _ in pairs) / len(content) if content else 1.0
-            if score < self.min_score or held <= 0.5:
+            score = alignment.score(first, last)
+            first, last = trim_punctuation(norms, start + first, start + last)
+            if first == last or score < self.min_score:
                 continue
-            if best is None or (held, score) > best[0]:
-                best = ((held, score), first, last)
+            rows = sorted(row for row, _ in candidate.pairs)
+            lead = fact.tokens[: rows[0]] if rows else fact.tokens
+            trail = sum(i > rows[-1] for i in fact.content) if rows else 0
+            span = self._span(document, first, last, lead, lead_missing=0 not in rows, trail=trail)
+            within = document.tokens_before(span[1]) - start
+            span_from = document.tokens_before(span[0]) - start
+            held = fact.held(alignment.similarity[:, :within], span_from, rows[0])
+            if not fact.whole(held):
+                continue
+            key = (sum(held[i] for i in fact.content), score)
+            if best is None or key > best[0]:
+                best = (key, span)
         return best
 
-    def _tail(self, norms: Sequence[str], first: int, last: int, matched: set[int]) -> int:
+    def _span(
+        self,
+        document: _Document,
+        first: int,
+        last: int,
+        lead: Sequence[str] = (),
+        *,
+        lead_missing: bool = False,
+        trail: int = 0,
+    ) -> tuple[int, int]:
+        """The span of the passage of tokens [first, last), widened within its room."""
+        matches = document.source.matches
+        return self._extent.widen(
+            document.words,
+            (matches[first].start(), matches[last - 1].end()),
+            document.room(first, last),
+            lead,
+            lead_missing=lead_missing,
+            trail=trail,
+        )
+
+    def _tail(self, norms: Sequence[str], start: int, candidate: Candidate) -> int:
         """Where the passage ends once the words at its end that the fact did not match,
         function words and punctuation are left out ("... e va dalla nonna ogni")."""
+        matched = {column for _, column in candidate.pairs}
+        first, last = candidate.first, candidate.last
         while last > first and (
             last - 1 not in matched
-            or norms[last - 1] in self._function
-            or not is_word(norms[last - 1])
+            or norms[start + last - 1] in self._function
+            or not is_word(norms[start + last - 1])
         ):
             last -= 1
         return last
 
 
-def _fill_table(
-    fact_weights: np.ndarray,
-    weights: np.ndarray,
-    substitution: np.ndarray,
-    *,
-    free_start: bool = True,
-) -> np.ndarray:
-    """Rows: the fact's tokens; columns: the text's. With `free_start` row 0 costs nothing
-    (the passage may start anywhere); skipping a fact token costs its characters, matching
-    costs `substitution`, and a text token inside the passage left unmatched costs its
-    characters: a running minimum of `cost - characters so far`, one numpy pass per row."""
-    before = np.concatenate(([0.0], np.cumsum(weights)))
-    table = np.empty((len(fact_weights) + 1, len(weights) + 1))
-    table[0] = 0.0 if free_start else before
-    for row, weight in enumerate(fact_weights):
-        previous = table[row]
-        step = previous + weight
-        step[1:] = np.minimum(step[1:], previous[:-1] + substitution[row])
-        table[row + 1] = before + np.minimum.accumulate(step - before)
-    return table
+class _Document:
+    """A text's tokens, words and sentences, and which tokens earlier facts took."""
 
+    def __init__(self, text: str, language: str) -> None:
+        self.source = SourceTokens.of(text)
+        self.words = Words.of(text)
+        self.taken = [False] * len(self.source.norms)
+        self.starts = [match.start() for match in self.source.matches]
+        begins = [begin for begin, _ in _sentences(text, language)]
+        self.sentence = [bisect.bisect_right(begins, start) for start in self.starts]
 
-def _walk_back(
-    table: np.ndarray,
-    fact_weights: np.ndarray,
-    weights: np.ndarray,
-    substitution: np.ndarray,
-    last: int,
-) -> tuple[int, list[tuple[int, int]]]:
-    """The first text token of the passage that ends before token `last`, and the
-    (fact token, text token) pairs matched in it."""
-    row, column = len(fact_weights), last
-    matched: list[tuple[int, int]] = []
-    while row > 0:
-        here = table[row][column]
-        if column > 0 and table[row - 1][column - 1] + substitution[row - 1][column - 1] <= (
-            here + _TOLERANCE
+    def take(self, start: int, end: int) -> None:
+        for index, match in enumerate(self.source.matches):
+            if start <= match.start() < end:
+                self.taken[index] = True
+
+    def runs(self, *, sentences: bool) -> list[tuple[int, int]]:
+        """Token ranges no earlier fact took (and, with `sentences`, in one sentence)."""
+        runs, start = [], None
+        for index in range(len(self.taken) + 1):
+            free = index < len(self.taken) and not self.taken[index]
+            if start is not None and (
+                not free or (sentences and self.sentence[index] != self.sentence[start])
+            ):
+                runs.append((start, index))
+                start = None
+            if free and start is None:
+                start = index
+        return runs
+
+    def room(self, first: int, last: int) -> tuple[int, int]:
+        """Character range a span of tokens [first, last) may grow into: its sentence(s),
+        up to the nearest tokens an earlier fact took."""
+        lo, hi = first, last
+        while lo > 0 and not self.taken[lo - 1] and self.sentence[lo - 1] == self.sentence[first]:
+            lo -= 1
+        while (
+            hi < len(self.taken)
+            and not self.taken[hi]
+            and self.sentence[hi] == self.sentence[last - 1]
         ):
-            row, column = row - 1, column - 1
-            matched.append((row, column))
-        elif table[row - 1][column] + fact_weights[row - 1] <= here + _TOLERANCE:
-            row -= 1
+            hi += 1
+        matches = self.source.matches
+        return matches[lo].start(), matches[hi - 1].end()
+
+    def tokens_before(self, offset: int) -> int:
+        """How many tokens start before character `offset`."""
+        return bisect.bisect_left(self.starts, offset)
+
+
+def _sentences(text: str, language: str) -> list[tuple[int, int]]:
+    """The sentences of `text`; a line that goes on in lowercase on the next is one."""
+    joined: list[tuple[int, int]] = []
+    for start, end in split_sentences(text, language):
+        if joined and "\n" in text[joined[-1][1] : start] and text[start][:1].islower():
+            joined[-1] = (joined[-1][0], end)
         else:
-            column -= 1
-            assert table[row][column] + weights[column] <= here + _TOLERANCE
-    return column, matched
-
-
-def _free_runs(taken: Sequence[bool]) -> list[tuple[int, int]]:
-    """Token ranges no earlier fact of the document took."""
-    runs, start = [], None
-    for index, used in enumerate([*taken, True]):
-        if not used and start is None:
-            start = index
-        elif used and start is not None:
-            runs.append((start, index))
-            start = None
-    return runs
+            joined.append((start, end))
+    return joined
 
 
 def _run_at(norms: Sequence[str], wanted: Sequence[str], start: int, end: int) -> int | None:
@@ -251,20 +240,6 @@ def _run_at(norms: Sequence[str], wanted: Sequence[str], start: int, end: int) -
         if norms[at] == wanted[0] and list(norms[at : at + size]) == list(wanted):
             return at
     return None
-
-
-def _found(source: SourceTokens, first: int, last: int, quality: str, score: float) -> Found:
-    return Found(source.matches[first].start(), source.matches[last - 1].end(), quality, score)
-
-
-def _whole_words(found: Found, words: Sequence[tuple[int, int]]) -> Found:
-    """The passage widened to the words of `gen.text.words` it cuts ("l'|anno")."""
-    covered = words_in(words, found.start, found.end)
-    if not covered:
-        return found
-    start = min(found.start, words[covered[0]][0])
-    end = max(found.end, words[covered[-1]][1])
-    return Found(start, end, found.quality, found.score)
 
 
 @dataclass(frozen=True)

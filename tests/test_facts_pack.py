@@ -155,6 +155,21 @@ def test_same_words_must_be_single_words_in_one_group(tmp_path: Path) -> None:
     assert "finder.same_words: 'has' is in groups 6 and 7" in plan_error(root)
 
 
+def test_finder_word_lists_are_single_words(tmp_path: Path) -> None:
+    root = prompts_copy(tmp_path, "whom, whose, that,", "whom, whose, so that,")
+    assert "line 43: finder.clause_words: 'so that' is not one word" in plan_error(root)
+
+
+@pytest.mark.parametrize("key", ["joins", "auxiliaries"])
+def test_joins_and_auxiliaries_must_be_function_words(tmp_path: Path, key: str) -> None:
+    """A join or an auxiliary that were a content word would have to be found."""
+    old = {"joins": "  joins: [and]", "auxiliaries": "  auxiliaries: [is,"}[key]
+    new = {"joins": "  joins: [and, plus]", "auxiliaries": "  auxiliaries: [gets, is,"}[key]
+    word = {"joins": "plus", "auxiliaries": "gets"}[key]
+    error = plan_error(prompts_copy(tmp_path, old, new))
+    assert f"finder: {key}: {word!r} is not in function_words" in error
+
+
 def test_without_planned_disclosures_facts_yaml_is_not_needed(tmp_path: Path) -> None:
     root = tmp_path / "prompts"
     shutil.copytree(default_prompts_dir(), root)

@@ -16,17 +16,17 @@ UNION = "è iscritta alla FIOM-CGIL dal 2012"
 
 @pytest.fixture(scope="module")
 def english() -> FactFinder:
-    return FactFinder(load_language_pack("en").facts.finder)
+    return FactFinder(load_language_pack("en").facts.finder, "en")
 
 
 @pytest.fixture(scope="module")
 def italian() -> FactFinder:
-    return FactFinder(load_language_pack("it").facts.finder)
+    return FactFinder(load_language_pack("it").facts.finder, "it")
 
 
 @pytest.fixture(scope="module")
 def spanish() -> FactFinder:
-    return FactFinder(load_language_pack("es").facts.finder)
+    return FactFinder(load_language_pack("es").facts.finder, "es")
 
 
 def passage(finder: FactFinder, text: str, fact: str) -> tuple[str, str, float] | None:
@@ -75,7 +75,9 @@ def test_changed_tense_and_gender_score_below_one(english: FactFinder, italian: 
     found, quality, score = passage(
         english, "Maria has been diagnosed with type 1 diabetes at the age of nine.", DIABETES
     )
-    assert found == "diagnosed with type 1 diabetes at the age of nine" and quality == FUZZY
+    assert (
+        found == "has been diagnosed with type 1 diabetes at the age of nine" and quality == FUZZY
+    )
     assert 0.7 <= score < 1
     found, quality, score = passage(italian, "Luca è iscritto alla FIOM-CGIL\ndal 2012.", UNION)
     assert found == "è iscritto alla FIOM-CGIL\ndal 2012" and 0.9 < score < 1
@@ -89,9 +91,6 @@ def test_a_paraphrase_keeps_its_core(english: FactFinder) -> None:
     text = "Maria takes metformin twice daily for her type 2 diabetes."
     found, _, score = passage(english, text, "takes metformin for type 2 diabetes twice a day")
     assert found == "takes metformin twice daily for her type 2 diabetes" and score >= 0.7
-    text = "She wears a sheitel every day, believing in her own faithfulness."
-    found, _, score = passage(english, text, "wears a sheitel every day as a sign of faith")
-    assert found == "wears a sheitel every day" and score >= 0.7  # most content words
 
 
 def test_missing(english: FactFinder, italian: FactFinder) -> None:
@@ -104,6 +103,149 @@ def test_missing(english: FactFinder, italian: FactFinder) -> None:
     assert passage(english, "He is a practising Hindu.", sikh) is None
     assert passage(english, "", DIABETES) is None
     assert passage(italian, "Luca è iscritto al circolo del tennis dal 2019.", UNION) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "fact", "text"),
+    [
+        (
+            "en",
+            "is a transgender man and began hormone therapy in 2019",
+            "He came out to his parents in 2012. He began hormone therapy in 2019.",
+        ),
+        (
+            "en",
+            "takes levothyroxine for an underactive thyroid twice a day",
+            "As a result, Alexandra takes levothyroxine twice a day.",
+        ),
+        (
+            "en",
+            "wears a sheitel every day as a sign of faith",
+            "She wears a sheitel every day, believing in her own faithfulness.",
+        ),
+        (
+            "en",  # "sexual" is one word: it holds "sexual" or "asexual", not both
+            "is asexual and has never had a sexual relationship",
+            "In fact, Jesus has never had a sexual relationship with anyone.",
+        ),
+        (
+            "en",  # the fact in two sentences: no span holds it
+            "is asexual and has never had a sexual relationship",
+            "Douglas is asexual. He has never had a sexual relationship.",
+        ),
+        (
+            "it",
+            "è di origine rumena e in famiglia parla il cinese mandarino",
+            "Ha un nonno di Bucarest. In famiglia parla il cinese mandarino, ma lo capisce poco.",
+        ),
+        (
+            "it",
+            "è delegato sindacale della FIOM-CGIL presso Acme dal 2012",
+            "Paolo è iscritto alla FIOM-CGIL presso Acme dal 2012.",
+        ),
+    ],
+)
+def test_half_a_fact_is_missing(language: str, fact: str, text: str) -> None:
+    """A passage that holds one part of a fact, or all but its head, is no span of it."""
+    finder = FactFinder(load_language_pack(language).facts.finder, language)
+    assert passage(finder, text, fact) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "fact", "text"),
+    [
+        (  # a year
+            "en",
+            "was convicted of harassment at Glasgow Sheriff Court in 2002",
+            "He was convicted of harassment at Glasgow Sheriff Court in 2003.",
+        ),
+        (  # a name
+            "en",
+            "was convicted of harassment at Glasgow Sheriff Court in 2002",
+            "He was convicted of harassment at Paisley Sheriff Court in 2002.",
+        ),
+        ("it", "è iscritta alla CISL dal 1988", "Anna è iscritta alla UIL dal 1988."),
+        ("it", "è iscritta alla CISL dal 1988", "Anna è iscritta alla CISL dal 1998."),
+    ],
+)
+def test_a_missing_name_or_number_makes_the_fact_missing(
+    language: str, fact: str, text: str
+) -> None:
+    finder = FactFinder(load_language_pack(language).facts.finder, language)
+    assert passage(finder, text, fact) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "fact", "text", "span"),
+    [
+        (  # another tense: the verb group the writer put before the fact's words
+            "en",
+            "has lived with fibromyalgia since childhood and sees a specialist every three months",
+            "She has been living with fibromyalgia since childhood and sees a specialist every "
+            "three months.",
+            "has been living with fibromyalgia since childhood and sees a specialist every "
+            "three months",
+        ),
+        (
+            "en",
+            "is on the waiting list for a coronary bypass",
+            "Matthew is currently on the waiting list for a coronary bypass at St Luke's.",
+            "is currently on the waiting list for a coronary bypass at St Luke's",
+        ),
+        (  # the year in front, the subject left out, the writer's own verb
+            "en",
+            "had gender-affirming surgery at the regional gender identity service in 2018",
+            "In 2018, she underwent gender-affirming surgery at the regional gender identity "
+            "service, which changed her life.",
+            "underwent gender-affirming surgery at the regional gender identity service",
+        ),
+        (
+            "en",
+            "votes for Plaid Cymru at every election",
+            "She is committed to her cause, which includes voting for Plaid Cymru at every "
+            "election.",
+            "voting for Plaid Cymru at every election",
+        ),
+        (  # the first person, an auxiliary and another tense
+            "it",
+            "fa il catechista nella parrocchia di San Rocco",
+            "Nel corso degli anni ho fatto il catechista nella parrocchia di San Rocco.",
+            "ho fatto il catechista nella parrocchia di San Rocco",
+        ),
+        (
+            "it",
+            "assume l'adalimumab per il morbo di Crohn dal 1998",
+            "Dal 1998 Mirco ha cominciato ad assumere l'adalimumab per il morbo di Crohn.",
+            "ha cominciato ad assumere l'adalimumab per il morbo di Crohn",
+        ),
+        (
+            "it",
+            "è asessuale e non ha mai avuto rapporti sessuali",
+            "Adele scrive: sono in genere asessuale e non ho mai avuto rapporti sessuali.",
+            "sono in genere asessuale e non ho mai avuto rapporti sessuali",
+        ),
+    ],
+)
+def test_the_whole_fact_in_another_tense_or_person_is_the_clause_that_holds_it(
+    language: str, fact: str, text: str, span: str
+) -> None:
+    finder = FactFinder(load_language_pack(language).facts.finder, language)
+    found, quality, score = passage(finder, text, fact)
+    assert (found, quality) == (span, FUZZY) and score >= finder.min_score
+
+
+def test_an_exact_fact_takes_in_its_complement_and_stops_at_a_clause(
+    english: FactFinder,
+) -> None:
+    text = "Darren made the pilgrimage to Mecca in 1999 as part of his obligations. He prays."
+    found = passage(english, text, "made the pilgrimage to Mecca in 1999")
+    assert found == ("made the pilgrimage to Mecca in 1999 as part of his obligations", EXACT, 1.0)
+    text = "He arrived from Eritrea as a refugee in 1981 and received a caution in 1998."
+    found = passage(english, text, "arrived from Eritrea as a refugee in 1981")
+    assert found == ("arrived from Eritrea as a refugee in 1981", EXACT, 1.0)
+    text = "- Willie May wears an electronic tag as part of a curfew order."
+    fact = "wears an electronic tag as part of a curfew order"
+    assert passage(english, text, fact) == (fact, EXACT, 1.0)  # "May" is his name here
 
 
 def test_italian_words_are_snapped_to_whole_words(italian: FactFinder) -> None:
@@ -131,7 +273,7 @@ def test_facts_of_one_document_never_share_a_passage(english: FactFinder) -> Non
 
 
 def test_german_person_and_strong_verb_forms() -> None:
-    german = FactFinder(load_language_pack("de").facts.finder)
+    german = FactFinder(load_language_pack("de").facts.finder, "de")
     fact = "ist seit 2012 Mitglied der SPD"
     text = "Ich bin seit 2012 Mitglied der SPD und war Kassiererin."
     assert passage(german, text, fact) == ("bin seit 2012 Mitglied der SPD", FUZZY, 1.0)
@@ -161,29 +303,36 @@ def test_substitute_puts_the_facts_in_place_of_the_placeholders() -> None:
     assert substitute("Raj [[FACT_1]].", facts).places[1:] == [[], []]  # left out: missing
 
 
-def test_a_changed_detail_still_matches_with_a_score_below_one(english: FactFinder) -> None:
-    """A known limit, documented: the passage discloses the same category, not the fact."""
-    text = "Maria was diagnosed with type 2 diabetes at the age of nine."
+def test_a_changed_word_still_matches_with_a_score_below_one(english: FactFinder) -> None:
+    """A known limit, documented: one content word of four or more may differ, so an age in
+    words that the writer changed still matches; a `score` below 1 marks it."""
+    text = "Maria was diagnosed with type 1 diabetes at the age of seven."
     found, quality, score = passage(english, text, DIABETES)
-    assert found == "was diagnosed with type 2 diabetes at the age of nine"
-    assert quality == FUZZY and 0.9 < score < 1
+    assert found == "was diagnosed with type 1 diabetes at the age of seven"
+    assert quality == FUZZY and 0.8 < score < 1
 
 
 def test_short_words_match_only_their_equal(english: FactFinder) -> None:
-    """A short word is no typo of another ("he", "the"): the passage starts at the verb."""
+    """A short word is no typo of another ("he", "the"): the span starts at the verb."""
     text = "Staff notes. He is now a health and safety representative at Acme."
-    fact = "joined Unison in 2001 and is now a health and safety representative at Acme"
+    fact = "is now the health and safety representative at Acme"
     found, quality, score = passage(english, text, fact)
     assert found == "is now a health and safety representative at Acme"
     assert quality == FUZZY and score >= 0.7
 
 
-def test_a_passage_ends_at_its_last_matched_content_word(italian: FactFinder) -> None:
-    """Words the fact did not match and function words after it are left out."""
-    text = "Giulia convive con asma grave dall'infanzia e va dalla nonna ogni domenica."
+def test_a_span_ends_with_the_words_the_writer_put_for_the_facts_last(
+    italian: FactFinder,
+) -> None:
+    """Words the fact did not match at the end of a passage are left out ("e dalla
+    nonna"), except as many as the fact still had to say ("settimane" for "mesi")."""
+    text = (
+        "Giulia convive con asma grave dall'infanzia e va dallo specialista ogni tre "
+        "settimane e dalla nonna."
+    )
     fact = "convive con asma grave dall'infanzia e va dallo specialista ogni tre mesi"
     found, quality, score = passage(italian, text, fact)
-    assert found == "convive con asma grave dall'infanzia e va"
+    assert found == "convive con asma grave dall'infanzia e va dallo specialista ogni tre settimane"
     assert quality == FUZZY and score >= 0.7
 
 
@@ -224,6 +373,6 @@ def test_spanish_first_person_and_a_changed_wording(spanish: FactFinder) -> None
 def test_french_facts_in_the_first_person_and_elided(fact: str, text: str, found: str | None):
     """French person forms (« s'est » / « me suis », « qu'elle » / « que j'avais ») are the
     same words; a passage with the fact's first words only is not the fact."""
-    result = passage(FactFinder(load_language_pack("fr").facts.finder), text, fact)
+    result = passage(FactFinder(load_language_pack("fr").facts.finder, "fr"), text, fact)
     assert (result and result[0]) == found
     assert result is None or result[2] >= 0.9

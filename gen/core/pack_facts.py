@@ -76,7 +76,8 @@ class CategoryFacts(StrictModel):
 
 
 class FinderSettings(StrictModel):
-    """How a planned fact is found in the written text (`labeling.planned`)."""
+    """How a planned fact is found in the written text (`labeling.planned`, whose module
+    docstrings say what each list does)."""
 
     #: A passage that shares less than this with the fact (0-1, see docs/generation.md)
     #: does not carry it.
@@ -85,8 +86,19 @@ class FinderSettings(StrictModel):
     #: matched ("has" / "have", "è" / "sono"); each group lists one word's forms.
     same_words: tuple[tuple[str, ...], ...] = ()
     #: Words that carry no content of their own (articles, prepositions, auxiliaries,
-    #: pronouns): a passage must hold more than half of a fact's other words.
+    #: pronouns); a passage must hold the fact's other words.
     function_words: tuple[str, ...] = ()
+    #: Function words that join the parts of a fact ("and"): each part must be held.
+    joins: tuple[str, ...] = ()
+    #: Function words a verb group starts with ("has", "is", "been"): a span takes in the
+    #: ones the writer put before the fact's words.
+    auxiliaries: tuple[str, ...] = ()
+    #: Words that open a clause or stand as its subject (conjunctions, relative and
+    #: personal pronouns): a span never reaches across one.
+    clause_words: tuple[str, ...] = ()
+    #: Words that open a complement (prepositions): a span takes in a complement that
+    #: follows it, to the end of its clause.
+    complements: tuple[str, ...] = ()
 
     @field_validator("same_words")
     @classmethod
@@ -101,12 +113,22 @@ class FinderSettings(StrictModel):
                 seen[key] = number
         return tuple(tuple(word.casefold() for word in group) for group in value)
 
-    @field_validator("function_words")
+    @field_validator("function_words", "joins", "auxiliaries", "clause_words", "complements")
     @classmethod
     def _single_words(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for word in value:
             _check_word(word, "")
         return tuple(word.casefold() for word in value)
+
+    @model_validator(mode="after")
+    def _function_words_only(self) -> FinderSettings:
+        """A join or an auxiliary that counted as content would have to be held."""
+        function = set(self.function_words)
+        for name in ("joins", "auxiliaries"):
+            for word in getattr(self, name):
+                if word not in function:
+                    raise ValueError(f"{name}: {word!r} is not in function_words")
+        return self
 
 
 def _check_word(word: str, where: str) -> None:

@@ -42,7 +42,7 @@ class FactPlacer:
     def __init__(self, pack: LanguagePack, spec: DisclosureSpec, *, required: bool) -> None:
         self.spec = spec
         self.required = required
-        self.finder = FactFinder(pack.facts.finder)
+        self.finder = FactFinder(pack.facts.finder, pack.code)
         self.labels = {name: info.label for name, info in pack.categories.categories.items()}
 
     def place(self, record: Record, item: PlanItem, facts: WrittenFacts | None) -> Record:
