@@ -10,7 +10,10 @@ or, the same word, earlier in its sentence (a year put in front: "In 2018, she u
 
 - every number (a word with a digit, equal) and every name (a word the fact writes with a
   capital: facts start at their lowercase verb, so a capital marks a party, a religion, a
-  place; in German every noun) is there;
+  place; in German every noun) is there, and so is the head of a fact that starts with an
+  auxiliary or a copula, its first content word (in any form: "has been living" holds
+  "has lived"): "accuse di appropriazione indebita" is not "è stata assolta dall'accusa
+  di appropriazione indebita";
 - every part of the fact, its words between the pack's `joins` ("and"), holds more than
   half of its content words, so a fact of two statements is never found by one of them;
 - of a fact with four content words or more one other word may be missing, the writer's
@@ -68,6 +71,9 @@ class FactWords:
     names: tuple[int, ...]
     #: The content words of each part of the fact (between its `joins` words).
     parts: tuple[tuple[int, ...], ...]
+    #: The first content word of a fact that starts with a function word (an auxiliary or
+    #: a copula): the head of its predicate ("acquitted", "delegato"), which must be held.
+    head: int | None
 
     @classmethod
     def of(cls, fact: str, settings: FinderSettings) -> FactWords:
@@ -89,15 +95,24 @@ class FactWords:
                 parts.append([])
             elif i in content:
                 parts[-1].append(i)
-        return cls(tokens, tuple(content), numbers, names, tuple(map(tuple, parts)))
+        head = content[0] if content and content[0] > 0 else None
+        return cls(tokens, tuple(content), numbers, names, tuple(map(tuple, parts)), head)
 
-    def held(self, similarity: np.ndarray, span_from: int, first_row: int) -> list[bool]:
-        """Which fact tokens a stretch holds: `similarity` is fact token x the stretch's
+    def held(
+        self,
+        similarity: np.ndarray,
+        norms: Sequence[str],
+        span_from: int,
+        first_row: int,
+        same: Mapping[str, str],
+    ) -> list[bool]:
+        """Which fact tokens a stretch of `norms` holds: `similarity` is fact token x those
         tokens (0 where two words never match), the span starts at token `span_from`, and
         the words before it hold a name, or a word after the fact's first one in the span
         (`first_row`) when they are the same word ("In 2018, she ...", "After years of
-        transition, Kimberly ..."; never the verb the span lacks). Numbers are equal. Each
-        text word holds one fact word, the most alike first, so "sexual" is not "asexual"."""
+        transition, Kimberly ..."; never the verb the span lacks). Numbers are equal; the
+        head may be any form `alike` takes. Each text word holds one fact word, the most
+        alike first, so "sexual" is not "asexual" too."""
         held = [False] * len(self.tokens)
         used: set[int] = set()
         rows, columns = np.nonzero(similarity)
@@ -105,19 +120,23 @@ class FactWords:
             row, column = int(rows[at]), int(columns[at])
             if held[row] or column in used:
                 continue
-            same = similarity[row, column] >= 1.0
+            same_word = similarity[row, column] >= 1.0
             if column < span_from and row not in self.names:
-                if not same or row < first_row:
+                if not same_word or row < first_row:
                     continue
-            elif row in self.numbers and not same:
+            elif row in self.numbers and not same_word:
                 continue
             held[row] = True
             used.add(column)
+        if self.head is not None and not held[self.head]:
+            free = (norms[c] for c in range(span_from, len(norms)) if c not in used)
+            held[self.head] = any(alike(self.tokens[self.head], word, same) for word in free)
         return held
 
     def whole(self, held: Sequence[bool]) -> bool:
         """Whether the `held` words are the whole fact (the module docstring)."""
-        if any(not held[i] for i in (*self.numbers, *self.names)):
+        keys = (*self.numbers, *self.names, *([] if self.head is None else [self.head]))
+        if any(not held[i] for i in keys):
             return False
         for part in self.parts:
             if part and sum(held[i] for i in part) * 2 <= len(part):

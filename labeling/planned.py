@@ -129,7 +129,13 @@ class FactFinder:
             span = self._span(document, first, last, lead, lead_missing=0 not in rows, trail=trail)
             within = document.tokens_before(span[1]) - start
             span_from = document.tokens_before(span[0]) - start
-            held = fact.held(alignment.similarity[:, :within], span_from, rows[0])
+            held = fact.held(
+                alignment.similarity[:, :within],
+                norms[start : start + within],
+                span_from,
+                rows[0],
+                self._same,
+            )
             if not fact.whole(held):
                 continue
             key = (sum(held[i] for i in fact.content), score)

@@ -143,6 +143,13 @@ def test_missing(english: FactFinder, italian: FactFinder) -> None:
             "è delegato sindacale della FIOM-CGIL presso Acme dal 2012",
             "Paolo è iscritto alla FIOM-CGIL presso Acme dal 2012.",
         ),
+        (  # the head after the auxiliary: an acquittal, not a charge
+            "it",
+            "è stata assolta dall'accusa di appropriazione indebita dalla Corte d'Appello di "
+            "Roma nel 1990",
+            "Le accuse di appropriazione indebita dalla Corte d'Appello di Roma nel 1990 hanno "
+            "aperto il dibattito.",
+        ),
     ],
 )
 def test_half_a_fact_is_missing(language: str, fact: str, text: str) -> None:
