@@ -32,10 +32,15 @@ the span then reaches, within its sentence and never into another fact's span:
   pronoun or relative of the pack's `clause_words`, or a name) stands right before a few
   words that do not start with a function word, those words are the verb ("she underwent
   gender-affirming surgery" for "had gender-affirming surgery");
+- back over a possessive right before them, which makes the passage the subject of its
+  clause: the span then runs to the next punctuation ("his parents came from Mirpur in
+  Pakistan", "Her BMI of 41 at the check-up in 2004 indicated that she needed ...", as the
+  gold set marks such clauses);
 - forward over a complement that follows, from one of the pack's `complements` (a
-  preposition: "in 1982", "since 2015 to manage her symptoms") to the end of the clause:
-  the next punctuation or `clause_words` word other than the `joins`; otherwise, when the
-  fact goes on after the last word the passage holds, over as many of the writer's content
+  preposition: "in 1982", "since 2015 to manage her symptoms"; a relative pronoun right
+  after the passage, with no comma) to the end of the clause: the next punctuation or
+  `clause_words` word other than the `joins` and `complements`; otherwise, when the fact
+  goes on after the last word the passage holds, over as many of the writer's content
   words as the fact has left ("ogni tre settimane" for "ogni tre mesi"), within the clause.
 """
 
@@ -172,8 +177,9 @@ class Extent:
         self.function = frozenset(settings.function_words)
         self.auxiliaries = frozenset(settings.auxiliaries)
         self.clause_words = frozenset(settings.clause_words)
-        self.tail_stops = self.clause_words - frozenset(settings.joins)
         self.complements = frozenset(settings.complements)
+        self.tail_stops = self.clause_words - frozenset(settings.joins) - self.complements
+        self.possessives = frozenset(settings.possessives)
 
     def widen(
         self,
@@ -193,12 +199,17 @@ class Extent:
         floor = bisect.bisect_left(words.spans, room[0], key=_start_of)
         ceiling = bisect.bisect_right(words.spans, room[1], key=_end_of) - 1
         first = self._start(words, touched[0], floor, lead, lead_missing=lead_missing)
-        last = self._end(words, touched[-1], ceiling, trail)
+        if words.norms[first] in self.possessives and first < touched[0]:
+            last = self._clause_end(words, touched[-1], ceiling)
+        else:
+            last = self._end(words, touched[-1], ceiling, trail)
         return words.spans[first][0], words.spans[last][1]
 
     def _start(
         self, words: Words, first: int, floor: int, lead: Sequence[str], *, lead_missing: bool
     ) -> int:
+        if first > floor and words.norms[first - 1] in self.possessives:
+            return first - 1
         stretch: list[int] = []  # the words back to the subject, nearest first
         subject = False
         index = first - 1
@@ -233,9 +244,21 @@ class Extent:
         """Whether a word before a passage may be its verb: no function word or preposition."""
         return norm not in self.function and norm not in self.complements
 
+    def _clause_end(self, words: Words, last: int, ceiling: int) -> int:
+        """A passage after a possessive is the subject of its clause ("Her BMI of 41 ...
+        indicated that she needed ..."): the span runs to the next punctuation."""
+        end = last
+        for index in range(last + 1, ceiling + 1):
+            if not words.norms[index]:
+                break
+            if words.norms[index] not in self.function:
+                end = index
+        return end
+
     def _end(self, words: Words, last: int, ceiling: int, trail: int) -> int:
         index = last + 1
         if index <= ceiling and words.norms[index] in self.complements:
+            index += 1
             while (
                 index <= ceiling
                 and words.norms[index]

@@ -163,12 +163,18 @@ def test_finder_word_lists_are_single_words(tmp_path: Path) -> None:
     assert f"line {line}: finder.clause_words: 'so that' is not one word" in error
 
 
-@pytest.mark.parametrize("key", ["joins", "auxiliaries"])
-def test_joins_and_auxiliaries_must_be_function_words(tmp_path: Path, key: str) -> None:
-    """A join or an auxiliary that were a content word would have to be found."""
-    old = {"joins": "  joins: [and]", "auxiliaries": "  auxiliaries: [is,"}[key]
-    new = {"joins": "  joins: [and, plus]", "auxiliaries": "  auxiliaries: [gets, is,"}[key]
-    word = {"joins": "plus", "auxiliaries": "gets"}[key]
+@pytest.mark.parametrize(
+    ("key", "old", "new", "word"),
+    [
+        ("joins", "  joins: [and]", "  joins: [and, plus]", "plus"),
+        ("auxiliaries", "  auxiliaries: [is,", "  auxiliaries: [gets, is,", "gets"),
+        ("possessives", "  possessives: [his,", "  possessives: [yours, his,", "yours"),
+    ],
+)
+def test_joins_auxiliaries_and_possessives_must_be_function_words(
+    tmp_path: Path, key: str, old: str, new: str, word: str
+) -> None:
+    """A word of these lists that were a content word would have to be found."""
     error = plan_error(prompts_copy(tmp_path, old, new))
     assert f"finder: {key}: {word!r} is not in function_words" in error
 

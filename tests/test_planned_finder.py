@@ -241,6 +241,47 @@ def test_the_whole_fact_in_another_tense_or_person_is_the_clause_that_holds_it(
     assert (found, quality) == (span, FUZZY) and score >= finder.min_score
 
 
+@pytest.mark.parametrize(
+    ("language", "fact", "text", "span"),
+    [
+        (
+            "en",
+            "has a mother of Pakistani origin and a father of Ghanaian origin",
+            "William describes himself as British Bangladeshi. His mother is Pakistani origin, "
+            "and his father is Ghanaian origin.",
+            "His mother is Pakistani origin, and his father is Ghanaian origin",
+        ),
+        (
+            "en",
+            "had a BMI of 41 at the check-up in 2004",
+            "Her BMI of 41 at the check-up in 2004 indicated that she needed medication.",
+            "Her BMI of 41 at the check-up in 2004 indicated that she needed medication",
+        ),
+        (
+            "it",
+            "ha la madre di origine eritrea e il padre di origine somala",
+            "Anna è nata a Bari. Sua madre è di origine eritrea e suo padre di origine somala.",
+            "Sua madre è di origine eritrea e suo padre di origine somala",
+        ),
+    ],
+)
+def test_a_passage_after_a_possessive_is_the_whole_clause(
+    language: str, fact: str, text: str, span: str
+) -> None:
+    """As the gold set marks "his parents came from Mirpur in Pakistan"."""
+    finder = FactFinder(load_language_pack(language).facts.finder, language)
+    found = passage(finder, text, fact)
+    assert found is not None and found[:2] == (span, FUZZY)
+
+
+def test_a_relative_clause_right_after_the_fact_belongs_to_it(italian: FactFinder) -> None:
+    fact = "ha una grave allergia alla frutta secca"
+    text = "Luca ha una grave allergia alla frutta secca che lo obbliga a portare l'adrenalina."
+    assert passage(italian, text, fact) == (text[5:-1], EXACT, 1.0)
+    text = "Luca ha una grave allergia alla frutta secca, che ha scoperto da bambino."
+    assert passage(italian, text, fact) == (fact, EXACT, 1.0)
+
+
 def test_an_exact_fact_takes_in_its_complement_and_stops_at_a_clause(
     english: FactFinder,
 ) -> None:

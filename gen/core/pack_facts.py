@@ -96,9 +96,13 @@ class FinderSettings(StrictModel):
     #: Words that open a clause or stand as its subject (conjunctions, relative and
     #: personal pronouns): a span never reaches across one.
     clause_words: tuple[str, ...] = ()
-    #: Words that open a complement (prepositions): a span takes in a complement that
-    #: follows it, to the end of its clause.
+    #: Words that open a complement (prepositions) or, right after the passage with no
+    #: comma, a restrictive relative clause ("that", "che"): a span takes it in, to the
+    #: end of its clause.
     complements: tuple[str, ...] = ()
+    #: Possessive determiners ("his", "sua"): one right before a passage belongs to it
+    #: ("his parents came from Mirpur in Pakistan", as the gold set marks it).
+    possessives: tuple[str, ...] = ()
 
     @field_validator("same_words")
     @classmethod
@@ -113,7 +117,9 @@ class FinderSettings(StrictModel):
                 seen[key] = number
         return tuple(tuple(word.casefold() for word in group) for group in value)
 
-    @field_validator("function_words", "joins", "auxiliaries", "clause_words", "complements")
+    @field_validator(
+        "function_words", "joins", "auxiliaries", "clause_words", "complements", "possessives"
+    )
     @classmethod
     def _single_words(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for word in value:
@@ -122,9 +128,10 @@ class FinderSettings(StrictModel):
 
     @model_validator(mode="after")
     def _function_words_only(self) -> FinderSettings:
-        """A join or an auxiliary that counted as content would have to be held."""
+        """A join, an auxiliary or a possessive that counted as content would have to be
+        held."""
         function = set(self.function_words)
-        for name in ("joins", "auxiliaries"):
+        for name in ("joins", "auxiliaries", "possessives"):
             for word in getattr(self, name):
                 if word not in function:
                     raise ValueError(f"{name}: {word!r} is not in function_words")
