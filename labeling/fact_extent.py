@@ -35,7 +35,8 @@ the span then reaches, within its sentence and never into another fact's span:
 - back over a possessive right before them, which makes the passage the subject of its
   clause: the span then runs to the next punctuation ("his parents came from Mirpur in
   Pakistan", "Her BMI of 41 at the check-up in 2004 indicated that she needed ...", as the
-  gold set marks such clauses);
+  gold set marks such clauses); after a name's "'s" likewise, the name left out (it is a
+  `PERSON` span of its own);
 - forward over a complement that follows, from one of the pack's `complements` (a
   preposition: "in 1982", "since 2015 to manage her symptoms"; a relative pronoun right
   after the passage, with no comma) to the end of the clause: the next punctuation or
@@ -199,7 +200,9 @@ class Extent:
         floor = bisect.bisect_left(words.spans, room[0], key=_start_of)
         ceiling = bisect.bisect_right(words.spans, room[1], key=_end_of) - 1
         first = self._start(words, touched[0], floor, lead, lead_missing=lead_missing)
-        if words.norms[first] in self.possessives and first < touched[0]:
+        before = touched[0] - 1
+        owned = first < touched[0] and words.norms[first] in self.possessives
+        if owned or (before >= floor and words.texts[before].endswith(_POSSESSIVE)):
             last = self._clause_end(words, touched[-1], ceiling)
         else:
             last = self._end(words, touched[-1], ceiling, trail)
@@ -246,7 +249,8 @@ class Extent:
 
     def _clause_end(self, words: Words, last: int, ceiling: int) -> int:
         """A passage after a possessive is the subject of its clause ("Her BMI of 41 ...
-        indicated that she needed ..."): the span runs to the next punctuation."""
+        indicated that she needed ...", "Lori's pacifist ... status is ..."): the span runs
+        to the next punctuation."""
         end = last
         for index in range(last + 1, ceiling + 1):
             if not words.norms[index]:

@@ -257,6 +257,12 @@ def test_the_whole_fact_in_another_tense_or_person_is_the_clause_that_holds_it(
             "Her BMI of 41 at the check-up in 2004 indicated that she needed medication.",
             "Her BMI of 41 at the check-up in 2004 indicated that she needed medication",
         ),
+        (  # a name's possessive: the name stays out, a PERSON span of its own
+            "en",
+            "is a pacifist and was a conscientious objector",
+            "Lori's pacifist and conscientious objector status is part of her faith. She prays.",
+            "pacifist and conscientious objector status is part of her faith",
+        ),
         (
             "it",
             "ha la madre di origine eritrea e il padre di origine somala",
