@@ -28,10 +28,11 @@ the span then reaches, within its sentence and never into another fact's span:
 - back over the verb group the writer put before them: to the leftmost of the pack's
   `auxiliaries` in the words since the subject ("is currently on the waiting list"), or to
   a form of a fact word the alignment left out ("has been taking tamoxifen" for "takes
-  tamoxifen"); when the fact's first word is missing from the passage and a subject (a
-  pronoun or relative of the pack's `clause_words`, or a name) stands right before a few
-  words that do not start with a function word, those words are the verb ("she underwent
-  gender-affirming surgery" for "had gender-affirming surgery");
+  tamoxifen"); failing those, to the writer's own word for a verb of the fact the passage
+  lacks, right before it ("coming out as bisexual" for "came out as bisexual"), and when a
+  subject (a pronoun or relative of the pack's `clause_words`, or a name) stands right
+  before a few words that do not start with a function word, to those words, the verb
+  group ("she underwent gender-affirming surgery" for "had gender-affirming surgery");
 - back over a possessive right before them, which makes the passage the subject of its
   clause: the span then runs to the next punctuation ("his parents came from Mirpur in
   Pakistan", "Her BMI of 41 at the check-up in 2004 indicated that she needed ...", as the
