@@ -3,14 +3,17 @@
     .venv/bin/python bench/encoder_detector.py --encoder MODEL.gguf \
         --train bench/runs/qwen2.5-coder-1.5b-planned-en.parquet [...] [--sources planned] \
         [--dev FILE | --dev-share 0.15] --score bench/gold/gold-dev.jsonl \
-        [--sizes 50,100,200] [--unit clause] [--unit-cover 0.5] [--fill-unplanned 0.7] [--seed 0]
+        [--sizes 50,100,200] [--unit clause] [--unit-cover 0.5] [--fill-unplanned 0.7] [--seed 0] \
+        [--refind]
 
 The same trainer as `gen train --trainer encoder` (gen.train.encoder_trainer), called on
 records directly, so a learning curve over many training sets takes seconds once the token
 vectors are cached. Thresholds are chosen on `--dev` (a file, or a held-out share of the
 training records: the gold set is never used for them). Scores: special categories only,
 token micro-F1, binary precision/recall, F1 per label (as bench/score_spans.py). Tune on
-gold `dev`; report gold `test`.
+gold `dev`; report gold `test`. `--refind` finds the planned facts of the records again with
+today's finder (`labeling.planned`, from `meta.disclosures`) instead of the spans their run
+stored, so stored runs follow a better finder without being written again.
 """
 
 from __future__ import annotations
@@ -23,22 +26,46 @@ import tempfile
 import time
 from pathlib import Path
 
+from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
-from gen.core.records import Record
+from gen.core.records import Record, Span, check_spans
 from gen.evaluate.run import evaluate
 from gen.predict.detector import Detector
 from gen.train import TrainSettings
 from gen.train.data import TrainingData
 from gen.train.encoder_trainer import EncoderTrainer, special_labels
+from labeling.planned import META_KEY, SOURCE, FactFinder
 
 
-def read(paths: list[Path], sources: set[str] | None) -> list[Record]:
+def read(paths: list[Path], sources: set[str] | None, refind: bool = False) -> list[Record]:
     records = []
     for path in paths:
         for record in read_record_file(path, "records"):
+            record = refound(record) if refind else record
             spans = [s for s in record.spans if sources is None or s.source in sources]
             records.append(dataclasses.replace(record, spans=spans))
     return records
+
+
+def refound(record: Record) -> Record:
+    """The record with its inline-style planned facts found again by today's finder."""
+    planned = (record.meta or {}).get(META_KEY) or {}
+    facts = planned.get("planned") or []
+    if planned.get("style") != "inline" or not facts:
+        return record
+    pack = load_language_pack(record.language)
+    labels = {name: info.label for name, info in pack.categories.categories.items()}
+    finder = FactFinder(pack.facts.finder, record.language)
+    spans = [span for span in record.spans if span.source != SOURCE]
+    for fact, found in zip(
+        facts, finder.find(record.text, [f["text"] for f in facts]), strict=True
+    ):
+        if found:
+            score, label = float(found.score), labels[fact["category"]]
+            spans.append(Span(found.start, found.end, label, SOURCE, found.quality, score))
+    spans.sort(key=lambda span: (span.start, span.end, span.source))
+    check_spans(record.text, spans, record_id=record.id)
+    return dataclasses.replace(record, spans=spans)
 
 
 def score(detector: Detector, gold: list[Record]) -> dict:
@@ -83,10 +110,11 @@ def main() -> None:
     parser.add_argument("--unit-cover", type=float, default=0.5)
     parser.add_argument("--fill-unplanned", type=float, default=0.7)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--refind", action="store_true", help="find planned facts again")
     args = parser.parse_args()
 
     sources = set(args.sources.split(",")) if args.sources else None
-    train = read(args.train, sources)
+    train = read(args.train, sources, args.refind)
     random.Random(args.seed).shuffle(train)
     if args.dev:
         dev = read(args.dev, None)
