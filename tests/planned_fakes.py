@@ -78,3 +78,28 @@ def placeholder_writer(leave_out: int | None = None) -> Callable[[GenerationRequ
         return _document(request.seed, [*sentences, "See also [[FACT_9]]."])
 
     return reply
+
+
+_PASSAGES = re.compile(r"say nothing about .+?:\n((?:- .+\n?)+)")
+
+
+def non_disclosures(prompt: str) -> list[str]:
+    """The passages on a sensitive topic the writer prompt asks for (`--non-disclosures`)."""
+    found = _PASSAGES.search(prompt.split("</user>")[0])
+    return [line[2:] for line in found.group(1).splitlines()] if found else []
+
+
+def passage_writer(leave_out: int | None = None) -> Callable[[GenerationRequest], str]:
+    """A writer that copies every planned fact and every non-disclosure but number
+    `leave_out`."""
+
+    def reply(request: GenerationRequest) -> str:
+        facts = [f"The person {fact}." for fact in planned_facts(request.prompt)]
+        passages = [
+            passage
+            for number, passage in enumerate(non_disclosures(request.prompt), 1)
+            if number != leave_out
+        ]
+        return _document(request.seed, [*passages, *facts])
+
+    return reply

@@ -3,6 +3,8 @@ the cross-fitted labels of unplanned disclosures."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -66,6 +68,7 @@ def test_unplanned_disclosures_are_labeled_by_a_head_that_never_saw_them() -> No
         np.ones(len(labels)),
         np.array(owners),
         np.array(planned),
+        np.zeros(len(labels), dtype=bool),
     )
     given = np.array(targets)
     filled, count = fill_unplanned(units, given, ["none", "health", "judicial", "x"], 0.5)
@@ -74,5 +77,10 @@ def test_unplanned_disclosures_are_labeled_by_a_head_that_never_saw_them() -> No
     assert (filled[unplanned] == 1).all()
     assert (filled[~unplanned] == given[~unplanned]).all()
     # Too few planned documents to split: nothing changes.
-    few = Units(units.features, units.labels, units.lengths, units.owners, units.owners < 2)
+    few = dataclasses.replace(units, planned=units.owners < 2)
     assert fill_unplanned(few, given, ["none", "health", "judicial", "x"], 0.5)[1] == 0
+    # A unit that holds a non-disclosure is a negative by construction: never filled.
+    passages = dataclasses.replace(units, negative=unplanned & (units.owners < 4))
+    filled, count = fill_unplanned(passages, given, ["none", "health", "judicial", "x"], 0.5)
+    assert count == 4
+    assert (filled[passages.negative] == 0).all()

@@ -41,12 +41,27 @@ def test_every_sensitive_category_has_varied_facts(language: str) -> None:
 def test_every_template_fills_in_both_genders(language: str) -> None:
     facts = load_language_pack(language).facts.categories
     for category in facts.values():
-        for index in range(len(category.templates)):
+        for index, template in enumerate(category.templates):
             for gender, persona in PERSONAS.items():
                 persona = {**persona, "city": "Lucca", "employer": "Acme", "last_name": "X"}
-                text = fill_template(category, index, persona, gender, random.Random(index))
+                text = fill_template(category, template, persona, gender, random.Random(index))
                 assert "{" not in text and "}" not in text and text == text.strip()
                 assert not text[0].isupper() or text.split()[0] in {"HIV"}, text
+
+
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
+def test_every_non_disclosure_is_a_whole_sentence_without_the_persona(language: str) -> None:
+    """Hard negatives fill like facts, read as whole sentences and never name the persona."""
+    facts = load_language_pack(language).facts.categories
+    for category in facts.values():
+        assert len(category.non_disclosures) >= 10
+        for index, template in enumerate(category.non_disclosures):
+            persona = {**PERSONAS["female"], "city": "Lucca", "employer": "Acme", "last_name": "X"}
+            text = fill_template(category, template, persona, "female", random.Random(index))
+            assert "{" not in text and "}" not in text and text == text.strip()
+            assert text[0].isupper() or not text[0].isalpha(), text
+            assert text[-1] in '.!?»”"', text
+            assert persona["first_name"] not in text and persona["name"] not in text
 
 
 def test_italian_facts_agree_with_the_persona_gender() -> None:
@@ -56,8 +71,12 @@ def test_italian_facts_agree_with_the_persona_gender() -> None:
         for i, t in enumerate(health.templates)
         if not isinstance(t, str) and t.female.startswith("è iscritta a {partito}")
     )
-    female = fill_template(health, iscritta, PERSONAS["female"], "female", random.Random(1))
-    male = fill_template(health, iscritta, PERSONAS["male"], "male", random.Random(1))
+    female = fill_template(
+        health, health.templates[iscritta], PERSONAS["female"], "female", random.Random(1)
+    )
+    male = fill_template(
+        health, health.templates[iscritta], PERSONAS["male"], "male", random.Random(1)
+    )
     assert female.startswith("è iscritta a ") and male.startswith("è iscritto a ")
     assert female.removeprefix("è iscritta") == male.removeprefix("è iscritto")
 
@@ -70,10 +89,11 @@ def test_german_facts_agree_with_the_persona_gender() -> None:
         if not isinstance(t, str) and t.female.startswith("ist Vertrauensfrau")
     )
     employer = {"employer": "Stadtwerke Erding"}
+    template = politic.templates[steward]
     female = fill_template(
-        politic, steward, PERSONAS["female"] | employer, "female", random.Random(1)
+        politic, template, PERSONAS["female"] | employer, "female", random.Random(1)
     )
-    male = fill_template(politic, steward, PERSONAS["male"] | employer, "male", random.Random(1))
+    male = fill_template(politic, template, PERSONAS["male"] | employer, "male", random.Random(1))
     assert female.startswith("ist Vertrauensfrau bei ") and male.startswith("ist Vertrauensmann")
     assert female.removeprefix("ist Vertrauensfrau") == male.removeprefix("ist Vertrauensmann")
 

@@ -100,10 +100,24 @@ plan_options = compose_options(
         help="Share of documents that also disclose one fact of a second sensitive category "
         "(in whole percent: 0.3, not 0.004).",
     ),
+    click.option(
+        "--non-disclosures",
+        type=click.IntRange(0, MAX_PER_DOCUMENT),
+        default=DisclosureSpec.non_disclosures,
+        show_default=True,
+        help="Each document also includes 0 to this many passages on a sensitive topic that "
+        "disclose nothing about anyone (hard negatives from facts.yaml; never labeled).",
+    ),
 )
 
 #: Options that only mean something with --disclosures planned.
-_DISCLOSURE_OPTIONS = ("facts", "fact_style", "facts_per_document", "second_category_share")
+_DISCLOSURE_OPTIONS = (
+    "facts",
+    "fact_style",
+    "facts_per_document",
+    "second_category_share",
+    "non_disclosures",
+)
 
 
 def _spec(kwargs: dict[str, Any]) -> PlanSpec:
@@ -129,6 +143,7 @@ def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
         style=kwargs["fact_style"],
         per_document=kwargs["facts_per_document"],
         second_share=kwargs["second_category_share"],
+        non_disclosures=kwargs["non_disclosures"],
     )
 
 
@@ -219,6 +234,13 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
             f"found exact, {facts['fuzzy']} fuzzy, {facts['missing']} missing "
             "(documents flagged or rejected disclosure_missing)"
         )
+    passages = summary.facts.non_disclosures
+    if passages["planned"]:
+        click.echo(
+            f"non-disclosures: {passages['planned']} in the checked documents: "
+            f"{passages['exact']} found exact, {passages['fuzzy']} fuzzy, "
+            f"{passages['missing']} missing (counted only)"
+        )
     flagged = ", ".join(f"{flag} {count}" for flag, count in summary.flagged.most_common())
     if flagged:
         click.echo(f"flagged (kept; gen build --exclude-flagged leaves them out): {flagged}")
@@ -278,6 +300,9 @@ def _planned_facts(item: PlanItem) -> list[str]:
         f"planned fact {number} [{fact.category}]: "
         + (fact.text or "written by the model in a first request")
         for number, fact in enumerate(item.disclosures, 1)
+    ] + [
+        f"non-disclosure {number} [{passage.category}]: {passage.text}"
+        for number, passage in enumerate(item.non_disclosures, 1)
     ]
 
 
@@ -286,4 +311,5 @@ def _disclosures_line(spec: DisclosureSpec) -> str:
         f"planned disclosures: facts from the {spec.facts}, {spec.style} style, 1-"
         f"{spec.per_document} of the document's own category, plus one of a second category "
         f"in {round(spec.second_share * 100)}% of documents; none for `other`"
+        + (f"; 0-{spec.non_disclosures} non-disclosures each" if spec.non_disclosures else "")
     )

@@ -43,6 +43,10 @@ class CategoryFacts(StrictModel):
     #: Facts about the persona with {slots}: a predicate without its subject, in the third
     #: person ("was diagnosed with {condition} at the age of {child_age}").
     templates: tuple[Gendered, ...] = Field(min_length=1)
+    #: Hard negatives (`--non-disclosures`): whole sentences on the category's topic that
+    #: disclose nothing about anyone (a clinic's opening hours, a party's programme), with
+    #: the same slots as the templates.
+    non_disclosures: tuple[Gendered, ...] = ()
 
     @field_validator("values")
     @classmethod
@@ -54,25 +58,33 @@ class CategoryFacts(StrictModel):
                 raise ValueError(f"{slot}: the value list is empty")
         return value
 
-    @field_validator("templates")
+    @field_validator("templates", "non_disclosures")
     @classmethod
     def _known_slots(cls, value: tuple[Gendered, ...], info: ValidationInfo) -> tuple:
         if "values" not in info.data:  # the value lists are wrong, and said so already
             return value
-        lists = info.data["values"]
-        allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *lists}
-        used: set[str] = set()
+        allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *info.data["values"]}
+        what = "template" if info.field_name == "templates" else "non-disclosure"
         for number, template in enumerate(value, 1):
             for text in gendered_forms(template):
                 try:
                     check_placeholders(text, allowed)
                 except ValueError as exc:
-                    raise ValueError(f"template {number} {text!r}: {exc}") from None
-                used |= placeholders(text)
-        unused = sorted(set(lists) - used)
+                    raise ValueError(f"{what} {number} {text!r}: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _every_list_used(self) -> CategoryFacts:
+        used = {
+            slot
+            for template in (*self.templates, *self.non_disclosures)
+            for text in gendered_forms(template)
+            for slot in placeholders(text)
+        }
+        unused = sorted(set(self.values) - used)
         if unused:
             raise ValueError(f"the value list {unused[0]!r} is used by no template")
-        return value
+        return self
 
 
 class FinderSettings(StrictModel):
@@ -158,11 +170,28 @@ class WriterPrompts(StrictModel):
     placeholder_instruction: str
     #: Placeholders: {placeholder} ([[FACT_1]]...), {fact} {number}, persona fields.
     placeholder_line: str = "- {placeholder}: {name} {fact}"
+    #: `--non-disclosures`: the passages on the topic that say nothing about the persona.
+    #: Placeholders: {passages} (one `non_disclosure_line` each), persona fields.
+    non_disclosure_instruction: str | None = None
+    #: Placeholders: {passage} {number}, persona fields.
+    non_disclosure_line: str = "- {passage}"
 
     @field_validator("instruction", "placeholder_instruction")
     @classmethod
     def _instruction(cls, value: str) -> str:
         return check_placeholders(value, {"facts", *_PERSONA}, required="facts")
+
+    @field_validator("non_disclosure_instruction")
+    @classmethod
+    def _non_disclosure_instruction(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return check_placeholders(value, {"passages", *_PERSONA}, required="passages")
+
+    @field_validator("non_disclosure_line")
+    @classmethod
+    def _non_disclosure_line(cls, value: str) -> str:
+        return check_placeholders(value, {"passage", "number", *_PERSONA}, required="passage")
 
     @field_validator("fact_line")
     @classmethod

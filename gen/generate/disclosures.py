@@ -25,7 +25,7 @@ from typing import Literal
 
 from gen.backends.prompting import PromptParts
 from gen.core.errors import UsageError
-from gen.core.grammar import Gender, gendered_form
+from gen.core.grammar import Gender, Gendered, gendered_form
 from gen.core.pack_facts import CategoryFacts
 from gen.core.packs import LanguagePack
 from gen.core.seeds import derive_seed
@@ -51,6 +51,9 @@ class DisclosureSpec:
     #: Share of items that also disclose one fact of a second sensitive category (0-1,
     #: in whole percent).
     second_share: float = 0.3
+    #: Each item draws 0..non_disclosures passages on a sensitive topic that disclose
+    #: nothing (hard negatives; 0: none).
+    non_disclosures: int = 0
 
     def __post_init__(self) -> None:
         """The key and the draws hold the share in whole percent: another share is refused,
@@ -62,12 +65,19 @@ class DisclosureSpec:
                 f"percent (0.00 to 1.00, e.g. 0.3); {self.second_share:g} is none"
             )
         object.__setattr__(self, "second_share", round(percent) / 100)
+        if self.non_disclosures and self.style == "placeholder":
+            raise UsageError(
+                "--non-disclosures needs --fact-style inline: the writer is given the "
+                "passages word for word"
+            )
 
     @property
     def key(self) -> str:
-        """`planned-pack-inline-f2-x30`: what the plan's item ids carry."""
+        """`planned-pack-inline-f2-x30` (`-n2` with non-disclosures): what the plan's item
+        ids carry."""
         share = round(self.second_share * 100)
-        return f"planned-{self.facts}-{self.style}-f{self.per_document}-x{share}"
+        key = f"planned-{self.facts}-{self.style}-f{self.per_document}-x{share}"
+        return f"{key}-n{self.non_disclosures}" if self.non_disclosures else key
 
 
 @dataclass(frozen=True)
@@ -106,25 +116,67 @@ def draw_disclosures(
         facts = pack.facts.categories[name]
         left = unused.setdefault(name, list(range(len(facts.templates))))
         index = left.pop(rng.randrange(len(left))) if left else rng.randrange(len(facts.templates))
-        text = fill_template(facts, index, persona.values, persona.gender, rng)
+        text = fill_template(facts, facts.templates[index], persona.values, persona.gender, rng)
         disclosures.append(Disclosure(name, text, "pack"))
     return tuple(disclosures)
 
 
+def draw_non_disclosures(
+    pack: LanguagePack,
+    spec: DisclosureSpec,
+    category: str,
+    persona: Persona,
+    rng: random.Random,
+) -> tuple[Disclosure, ...]:
+    """0..`spec.non_disclosures` passages on the topic of `category` (of any sensitive
+    category for a non-sensitive one) that disclose nothing; `rng` is the item's own
+    non-disclosure stream, so the facts of a plan do not change when these are added."""
+    sensitive = pack.categories.sensitive
+    count = rng.randint(0, spec.non_disclosures) if spec.non_disclosures else 0
+    unused: dict[str, list[Gendered]] = {}  # per category, the passages not drawn yet
+    passages = []
+    for _ in range(count):
+        name = category if category in sensitive else rng.choice(sensitive)
+        facts = pack.facts.categories[name]
+        left = unused.setdefault(name, list(facts.non_disclosures))
+        template = left.pop(rng.randrange(len(left))) if left else rng.choice(facts.non_disclosures)
+        text = fill_template(facts, template, persona.values, persona.gender, rng)
+        passages.append(Disclosure(name, text, "pack"))
+    return tuple(passages)
+
+
+def check_non_disclosures(pack: LanguagePack, spec: DisclosureSpec) -> None:
+    """Refuse `--non-disclosures` when the pack has no passages or writer lines for them."""
+    if not spec.non_disclosures:
+        return
+    where = pack.folder / "facts.yaml"
+    if pack.facts.writer.non_disclosure_instruction is None:
+        raise UsageError(
+            f"--non-disclosures: {where} has no writer.non_disclosure_instruction; expected "
+            "the line that asks the writer for the passages"
+        )
+    empty = [name for name, facts in pack.facts.categories.items() if not facts.non_disclosures]
+    if empty:
+        raise UsageError(
+            f"--non-disclosures: {where} has no non_disclosures for the category {empty[0]!r}; "
+            "expected a list of passages on its topic"
+        )
+
+
 def fill_template(
     facts: CategoryFacts,
-    index: int,
+    template: Gendered,
     persona: dict[str, str],
     gender: Gender,
     rng: random.Random,
 ) -> str:
-    """Template `index` in the persona's `gender`, its slots filled from the value lists
-    (each in that gender), the persona's values, and {year}."""
+    """`template` in the persona's `gender`, its slots filled from the value lists of
+    `facts` (each in that gender), the persona's values, and {year}."""
     values = {
         slot: gendered_form(rng.choice(options), gender) for slot, options in facts.values.items()
     }
-    template = gendered_form(facts.templates[index], gender)
-    return template.format(**persona, **values, year=str(adult_year(persona, rng)))
+    text = gendered_form(template, gender)
+    return text.format(**persona, **values, year=str(adult_year(persona, rng)))
 
 
 def adult_year(persona: dict[str, str], rng: random.Random) -> int:
@@ -134,9 +186,12 @@ def adult_year(persona: dict[str, str], rng: random.Random) -> int:
     return rng.randint(first, last)
 
 
-def disclosure_rng(seed: int, plan_key: str, index: int) -> random.Random:
-    """The disclosure stream of item `index`: apart from the item's own draws."""
-    return random.Random(derive_seed(seed, plan_key, index, "disclosures"))
+def disclosure_rng(
+    seed: int, plan_key: str, index: int, stream: str = "disclosures"
+) -> random.Random:
+    """The disclosure stream of item `index` (or its `non-disclosures` stream): apart from
+    the item's own draws."""
+    return random.Random(derive_seed(seed, plan_key, index, stream))
 
 
 def placeholder(number: int) -> str:
@@ -150,10 +205,30 @@ def writer_parts(
     parts: PromptParts,
     persona: dict[str, str],
     disclosures: tuple[Disclosure, ...],
+    non_disclosures: tuple[Disclosure, ...] = (),
 ) -> PromptParts:
-    """The writer's prompt with the facts (or their placeholders) added to the instruction."""
-    if not disclosures:
-        return parts
+    """The writer's prompt with the facts (or their placeholders) and the non-disclosures
+    added to the instruction."""
+    writer = pack.facts.writer
+    blocks = [parts.instruction]
+    if disclosures:
+        blocks.append(_facts_block(pack, style, persona, disclosures))
+    if non_disclosures:
+        lines = [
+            writer.non_disclosure_line.format(**persona, passage=passage.text, number=number)
+            for number, passage in enumerate(non_disclosures, 1)
+        ]
+        template = writer.non_disclosure_instruction or ""
+        blocks.append(template.format(**persona, passages="\n".join(lines)))
+    return dataclasses.replace(parts, instruction="\n\n".join(blocks))
+
+
+def _facts_block(
+    pack: LanguagePack,
+    style: FactStyle,
+    persona: dict[str, str],
+    disclosures: tuple[Disclosure, ...],
+) -> str:
     writer = pack.facts.writer
     lines = []
     for number, disclosure in enumerate(disclosures, 1):
@@ -163,5 +238,4 @@ def writer_parts(
         else:
             lines.append(writer.fact_line.format(**fields))
     template = writer.placeholder_instruction if style == "placeholder" else writer.instruction
-    block = template.format(**persona, facts="\n".join(lines))
-    return dataclasses.replace(parts, instruction=f"{parts.instruction}\n\n{block}")
+    return template.format(**persona, facts="\n".join(lines))

@@ -5,8 +5,12 @@ A document written with planned disclosures gets one `planned` span per fact fou
 placeholders in `placeholder` style) and, in `meta.disclosures`, every planned fact with
 its category, text, source and outcome (`exact`, `fuzzy` or `missing`, with offsets and
 score). A document with a missing fact is flagged `disclosure_missing`, or rejected with
-that reason when disclosures are required. The manifest counts the facts of every
-document that passed the quality checks, per category.
+that reason when disclosures are required. Non-disclosures (`--non-disclosures`: passages
+on a sensitive topic that say nothing about anyone) are found the same way and kept in
+`meta.disclosures.non_disclosures`, never as spans: a found one is a labeled negative
+(the encoder trainer never gives its units a label), a missing one is only counted. The
+manifest counts the facts and the non-disclosures of every document that passed the
+quality checks, per category.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from labeling.planned import (
 
 #: Flag (or, with --require-disclosures, reject reason) of a document missing a fact.
 DISCLOSURE_MISSING = "disclosure_missing"
+#: Key of `meta.disclosures` that holds the non-disclosures and where they were found.
+NON_DISCLOSURES = "non_disclosures"
 
 
 class FactPlacer:
@@ -64,6 +70,13 @@ class FactPlacer:
             label = self.labels[disclosure.category]
             spans += [Span(f.start, f.end, label, SOURCE, f.quality, float(f.score)) for f in found]
             planned.append(_fact_meta(disclosure, found))
+        passages = [passage.text for passage in item.non_disclosures]
+        negatives = [
+            _fact_meta(passage, [found] if found else [])
+            for passage, found in zip(
+                item.non_disclosures, self.finder.find(text, passages), strict=True
+            )
+        ]
         spans.sort(key=lambda span: (span.start, span.end, span.source))
         check_spans(text, spans, record_id=record.id)
         meta: dict[str, Any] = {
@@ -71,6 +84,8 @@ class FactPlacer:
             "style": self.spec.style,
             "planned": planned,
         }
+        if negatives:
+            meta[NON_DISCLOSURES] = negatives
         if unknown:
             meta["unknown_placeholders"] = unknown
         if facts is not None:
@@ -107,10 +122,11 @@ def _fact_meta(disclosure: Disclosure, found: list[Found]) -> dict[str, Any]:
     return fact
 
 
-def planned_facts(record: Record) -> list[dict[str, Any]]:
-    """The planned facts a document's meta records ([] for any other record)."""
+def planned_facts(record: Record, key: str = "planned") -> list[dict[str, Any]]:
+    """The planned facts (or, with `key=NON_DISCLOSURES`, the non-disclosures) a
+    document's meta records ([] for any other record)."""
     disclosures = record.meta.get(META_KEY)
-    return list(disclosures.get("planned") or []) if isinstance(disclosures, dict) else []
+    return list(disclosures.get(key) or []) if isinstance(disclosures, dict) else []
 
 
 class FactCounts:
@@ -118,6 +134,8 @@ class FactCounts:
 
     def __init__(self) -> None:
         self.by_category: dict[str, Counter[str]] = {}
+        #: The non-disclosures: planned, exact, fuzzy, missing.
+        self.non_disclosures: Counter[str] = Counter()
 
     def add(self, record: Record) -> None:
         """Count a document's facts; `asked` differs from `planned` when the model wrote
@@ -130,6 +148,9 @@ class FactCounts:
             counts["asked"] += 0 if answers else 1
             counts["planned"] += 1
             counts[fact["found"]] += 1
+        for passage in planned_facts(record, NON_DISCLOSURES):
+            self.non_disclosures["planned"] += 1
+            self.non_disclosures[passage["found"]] += 1
 
     def _counts(self, category: str) -> Counter[str]:
         return self.by_category.setdefault(category, Counter())
@@ -138,9 +159,9 @@ class FactCounts:
         return sum(self.by_category.values(), Counter())
 
     def to_dict(self) -> dict[str, Any]:
-        """{asked, planned, exact, fuzzy, missing, by_category: {...}}; {} when nothing was
-        planned."""
-        if not self.by_category:
+        """{asked, planned, exact, fuzzy, missing, by_category: {...}, non_disclosures: {...}
+        when any}; {} when nothing was planned."""
+        if not self.by_category and not self.non_disclosures:
             return {}
         keys = ("asked", "planned", EXACT, FUZZY, MISSING)
         by_category = {
@@ -148,4 +169,7 @@ class FactCounts:
             for name in sorted(self.by_category)
         }
         total = self.total()
-        return {**{key: total[key] for key in keys}, "by_category": by_category}
+        counts = {**{key: total[key] for key in keys}, "by_category": by_category}
+        if self.non_disclosures:
+            counts[NON_DISCLOSURES] = {key: self.non_disclosures[key] for key in keys[1:]}
+        return counts

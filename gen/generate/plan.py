@@ -24,8 +24,10 @@ from gen.core.seeds import derive_seed
 from gen.generate.disclosures import (
     Disclosure,
     DisclosureSpec,
+    check_non_disclosures,
     disclosure_rng,
     draw_disclosures,
+    draw_non_disclosures,
     writer_parts,
 )
 from gen.generate.personas import Persona, draw_persona
@@ -71,6 +73,8 @@ class PlanItem:
     #: The facts the document must disclose; texts are "" until the model wrote them
     #: (`--facts model`, see `with_written_facts`).
     disclosures: tuple[Disclosure, ...] = ()
+    #: Passages on a sensitive topic that disclose nothing (`--non-disclosures`).
+    non_disclosures: tuple[Disclosure, ...] = ()
 
 
 def _slug(text: str) -> str:
@@ -116,6 +120,7 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
         )
     if spec.disclosures is not None:
         pack.facts  # noqa: B018 (loaded and checked now, not at the first document)
+        check_non_disclosures(pack, spec.disclosures)
 
 
 def prompt_parts(
@@ -197,11 +202,16 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
     persona = draw_persona(pack.language.faker_locale, pack.persona, rng.getrandbits(31))
     parts = prompt_parts(pack, persona, category, doc_type.name, sensitive_info)
     disclosures: tuple[Disclosure, ...] = ()
+    non_disclosures: tuple[Disclosure, ...] = ()
     if spec.disclosures is not None:
         draws = disclosure_rng(spec.seed, spec.draw_key, index)
         disclosures = draw_disclosures(pack, spec.disclosures, category, persona, draws)
+        draws = disclosure_rng(spec.seed, spec.draw_key, index, "non-disclosures")
+        non_disclosures = draw_non_disclosures(pack, spec.disclosures, category, persona, draws)
         if spec.disclosures.facts == "pack":
-            parts = writer_parts(pack, spec.disclosures.style, parts, persona.values, disclosures)
+            parts = writer_parts(
+                pack, spec.disclosures.style, parts, persona.values, disclosures, non_disclosures
+            )
     return PlanItem(
         index=index,
         id=f"{spec.key}-{index:06d}",
@@ -213,6 +223,7 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         seed=rng.getrandbits(31),
         parts=parts,
         disclosures=disclosures,
+        non_disclosures=non_disclosures,
     )
 
 
@@ -229,7 +240,9 @@ def with_written_facts(
         for disclosure in item.disclosures
         if left.get(disclosure.category)
     )
-    parts = writer_parts(pack, spec.disclosures.style, item.parts, item.persona, disclosures)
+    parts = writer_parts(
+        pack, spec.disclosures.style, item.parts, item.persona, disclosures, item.non_disclosures
+    )
     return dataclasses.replace(item, parts=parts, disclosures=disclosures)
 
 

@@ -33,6 +33,7 @@ from gen.core.errors import UsageError
 from gen.core.files import write_json_atomic
 from gen.core.packs import load_categories
 from gen.core.records import Record
+from gen.generate.placed_facts import NON_DISCLOSURES, planned_facts
 from gen.train import DETECTOR_FILE, TrainSettings, require
 from gen.train.data import TrainingData
 from gen.train.encoder_detector import FORMAT, HEAD_FILE, IDENTIFIERS, EncoderDetector
@@ -165,6 +166,9 @@ class Units:
     #: Index of the unit's record, and whether that record is a planned document.
     owners: np.ndarray
     planned: np.ndarray
+    #: Whether the unit holds part of a non-disclosure the writer was asked for: a
+    #: negative by construction, never filled.
+    negative: np.ndarray
 
 
 def _units(
@@ -175,11 +179,17 @@ def _units(
     name: str,
 ) -> Units:
     vectors = shared_cache(spec).vectors([r.text for r in records], name)
-    features, targets, lengths, owners, planned = [], [], [], [], []
+    features, targets, lengths, owners, planned, negative = [], [], [], [], [], []
     for index, (record, token_vectors) in enumerate(zip(records, vectors, strict=True)):
         ranges = text_units(record.text, record.language, settings.unit)
         if not ranges:
             continue
+        passages = [
+            (p["start"], p["end"]) for p in planned_facts(record, NON_DISCLOSURES) if "start" in p
+        ]
+        negative.extend(
+            any(low < end and start < high for low, high in passages) for start, end in ranges
+        )
         features.append(unit_features(token_vectors, ranges))
         targets.extend(unit_labels(record.text, ranges, record.spans, labels, settings.unit_cover))
         lengths.extend(end - start for start, end in ranges)
@@ -192,6 +202,7 @@ def _units(
         np.array(lengths, dtype=np.float64),
         np.array(owners, dtype=np.int64),
         np.array(planned, dtype=bool),
+        np.array(negative, dtype=bool),
     )
 
 
@@ -205,7 +216,8 @@ def fill_unplanned(
     probation since"); left as `none`, it teaches the detector to miss. The planned
     documents are split in two halves by record; a head fitted on everything but one half
     labels that half (a head never labels the documents it learned from: it would repeat
-    their `none`). Hand-labeled records are complete and never changed."""
+    their `none`). Hand-labeled records are complete and never changed, and a unit that
+    holds a non-disclosure stays `none`: it is what the detector must learn to leave."""
     documents = np.unique(units.owners[units.planned])
     if len(documents) < 4:
         return targets, 0
@@ -213,7 +225,7 @@ def fill_unplanned(
     for half in (documents[::2], documents[1::2]):
         inside = np.isin(units.owners, half)
         head = LinearHead.fit(units.features[~inside], targets[~inside], len(classes))
-        candidates = inside & (targets == 0)
+        candidates = inside & (targets == 0) & ~units.negative
         probabilities = head.probabilities(units.features[candidates])
         best = probabilities[:, 1:].argmax(axis=1)
         sure = probabilities[np.arange(len(best)), best + 1] >= min_score
