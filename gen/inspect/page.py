@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from gen.core.errors import UsageError
 from gen.core.files import write_atomic
+from gen.core.pack_quality import QUESTIONS
 from gen.core.packs import negative_labels
 from gen.core.records import Record
 from gen.core.runs import RunPaths
@@ -135,12 +136,15 @@ def plan_rows(record: Record) -> list[list]:
 
 
 def quality_rows(record: Record) -> list[list]:
-    """The quality scores of `gen score`: [name, score, None] each, [name, None, reason]
-    for a question whose answer failed; [] for a record never scored."""
+    """The quality scores of `gen score`, in question order: [name, score, None] each,
+    [name, None, reason] for a question whose answer failed; [] for a record never scored."""
     scores = record.meta.get(QUALITY_KEY) or {}
     failed = record.meta.get(FAILED_KEY) or {}
-    rows = [[name, _finite(score), None] for name, score in scores.items()]
-    return rows + [[name, None, reason] for name, reason in failed.items()]
+    return [
+        [name, _finite(scores.get(name)), failed.get(name)]
+        for name in QUESTIONS
+        if name in scores or name in failed
+    ]
 
 
 def _finite(score: float | None) -> float | None:
