@@ -71,6 +71,8 @@ class ScoreOptions:
 
 
 class QuestionFailed(Exception):
+    """A question without a usable answer; `reason` is the short code counted."""
+
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
@@ -152,13 +154,13 @@ class ScoreRun:
     def execute(self) -> ScoreSummary:
         started = time.perf_counter()
         documents = generated_documents(self.paths)
+        self.load_packs(documents)
         if self.options.overwrite:
             for folder in (self.paths.quality, self.paths.rejects(STAGE)):
                 RecordTable(folder).drop()
             self.paths.manifest(STAGE).unlink(missing_ok=True)
         table = RecordTable(self.paths.quality)
         previous = previous_model(table.read())
-        self.load_packs(documents)
         rejects = RecordTable(self.paths.rejects(STAGE))
         scoring = False
         try:
