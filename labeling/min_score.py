@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen.core.errors import UsageError
+from gen.core.thresholds import parse_thresholds, probability
 
+_OPTION = "--min-score"
 _FORMAT = (
     "a probability such as 0.8, optionally followed by label=probability pairs (0.8,sexuality=0.4)"
 )
@@ -42,45 +44,10 @@ class MinScore:
         """A MinScore from `0.8` or `0.8,label=0.4,...`; a usage error names what is wrong,
         a label that is none of `labels` (when given) first of all."""
         if isinstance(text, int | float):
-            return cls(_probability(str(text), text))
-        default: float | None = None
-        by_label: dict[str, float] = {}
-        for item in (piece.strip() for piece in str(text).split(",")):
-            label, equals, value = item.partition("=")
-            if not equals:
-                number = _probability(text, item)
-                if default is not None:
-                    raise UsageError(
-                        f"--min-score {text!r} has two default values; expected {_FORMAT}"
-                    )
-                default = number
-                continue
-            label = label.strip()
-            if labels is not None and label and label not in labels:
-                raise UsageError(
-                    f"--min-score {text!r}: {label!r} is no sensitive category; expected one "
-                    f"of {', '.join(labels)}"
-                )
-            if not label or label in by_label:
-                raise UsageError(
-                    f"--min-score {text!r}: {'a repeated' if label else 'an empty'} label in "
-                    f"{item!r}; expected {_FORMAT}"
-                )
-            by_label[label] = _probability(text, value)
+            return cls(probability(str(text), text, _OPTION, _FORMAT))
+        default, by_label = parse_thresholds(
+            text, _OPTION, _FORMAT, labels, unknown="no sensitive category"
+        )
         if default is None:
-            raise UsageError(
-                f"--min-score {text!r} has no value for every label; expected {_FORMAT}"
-            )
+            raise UsageError(f"{_OPTION} {text!r} has no value for every label; expected {_FORMAT}")
         return cls(default, tuple(sorted(by_label.items())))
-
-
-def _probability(text: str, value: str | float) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise UsageError(
-            f"--min-score {text!r}: {value!r} is not a number; expected {_FORMAT}"
-        ) from None
-    if not 0.0 <= number <= 1.0:
-        raise UsageError(f"--min-score {text!r}: {value} is not between 0 and 1")
-    return number

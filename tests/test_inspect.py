@@ -24,6 +24,7 @@ from gen.inspect.page import (
     document_entry,
     label_colors,
 )
+from gen.quality.stored import reject_record, scored_record
 
 HOSTILE = "</script><script>window.pwned = 1</script><img src=x onerror=alert(1)>"
 
@@ -313,3 +314,45 @@ def test_browser_filters_paginates_and_shows_spans(browser, tmp_path: Path) -> N
         Select(browser.find_element(By.ID, "f-category")).select_by_value("health")
         SCREENSHOT.parent.mkdir(exist_ok=True)
         browser.save_screenshot(str(SCREENSHOT))
+
+
+def scored_demo_run(root: Path) -> Path:
+    """The demo run with the quality scores of its first document, one answer failed."""
+    run = make_demo_run(root)
+    paths = RunPaths(run)
+    first = RecordTable(paths.labeled).read()[0]
+    scores = {"real": 0.31, "language": 0.97}
+    with RecordTable(paths.quality) as table:
+        table.append(scored_record(first, scores, {"persona": "model_error"}, {"model": "j.gguf"}))
+    with RecordTable(paths.rejects("score")) as table:
+        table.append(reject_record(first, "persona", "model_error", "the server went away"))
+    return run
+
+
+def test_quality_scores_are_shown_with_their_document(tmp_path: Path) -> None:
+    data = page_data(write_inspect_page(scored_demo_run(tmp_path / "run")).read_text())
+    by_id = {doc["id"]: doc for doc in data["documents"]}
+    assert by_id["doc-0000"]["quality"] == [
+        ["real", 0.31, None],
+        ["language", 0.97, None],
+        ["persona", None, "model_error"],
+    ]
+    assert by_id["doc-0001"]["quality"] == []  # never scored
+    failed = by_id["doc-0000:persona"]
+    assert failed["status"] == "rejected"
+    assert failed["reasons"] == ["rejected by score: model_error"]
+
+
+@pytest.mark.browser
+def test_browser_shows_quality_scores_low_ones_in_red(browser, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    page = write_inspect_page(scored_demo_run(tmp_path / "run"))
+    browser.get(page.as_uri())
+    card = browser.find_element(By.CSS_SELECTOR, '#docs article[data-id="doc-0000"]')
+    line = card.find_element(By.CSS_SELECTOR, ".quality")
+    assert line.text == "quality: real 0.31 language 0.97 persona failed (model_error)"
+    red = [span.text for span in line.find_elements(By.CSS_SELECTOR, ".low, .failed")]
+    assert red == ["real 0.31", "persona failed (model_error)"]
+    other = browser.find_element(By.CSS_SELECTOR, '#docs article[data-id="doc-0001"]')
+    assert not other.find_elements(By.CSS_SELECTOR, ".quality")

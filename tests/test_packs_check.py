@@ -32,6 +32,7 @@ def test_every_shipped_pack_passes_with_a_thousand_personas() -> None:
         assert {
             "labeling.yaml",
             "facts.yaml",
+            "quality.yaml",
             f"{report.code}.yaml",
         } <= names  # + queries, wikipedia
 
@@ -39,7 +40,7 @@ def test_every_shipped_pack_passes_with_a_thousand_personas() -> None:
 def test_the_command_says_ok_per_pack() -> None:
     result = packs_check("--personas", "20")
     assert result.exit_code == 0, result.output
-    assert "en: ok (8 files, 20 personas, 20 prompts rendered)" in result.output
+    assert "en: ok (9 files, 20 personas, 20 prompts rendered)" in result.output
     assert "it: ok" in result.output
 
 
@@ -84,7 +85,7 @@ def test_a_broken_file_is_one_line_and_the_other_packs_still_pass(prompts: Path)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert any(line.startswith(f"{prompts}/it/labeling.yaml:") for line in lines), lines
-    assert "en: ok (8 files, 10 personas, 10 prompts rendered)" in lines
+    assert "en: ok (9 files, 10 personas, 10 prompts rendered)" in lines
     assert lines[-1] == "error: 1 problem in it"
 
 

@@ -9,16 +9,22 @@ continues from it.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from jinja2 import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from gen.backends.base import ChatTemplate
+from gen.backends.base import Backend, ChatTemplate
 from gen.core.errors import ModelError, UsageError
 from gen.core.pack_generation import CHAT_FORMAT
 from gen.core.packs import Formats
+
+#: Prompt sizes are estimated at this many characters per token when the backend
+#: cannot count tokens (OpenAI-compatible servers).
+CHARS_PER_TOKEN = 3.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,3 +89,15 @@ def render_prompt(
         system=parts.system, instruction=parts.instruction, response_prefix=parts.response_prefix
     )
     return RenderedPrompt(text, tuple(raw.stop))
+
+
+class TokenCounter:
+    """Counts prompt tokens with the backend's tokenizer when it has one."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._count: Callable[[str], int] | None = getattr(backend, "count_tokens", None)
+
+    def __call__(self, text: str) -> int:
+        if self._count is not None:
+            return self._count(text)
+        return math.ceil(len(text) / CHARS_PER_TOKEN)

@@ -15,10 +15,24 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from gen.backends.base import LabelScorer
 from gen.core.errors import ModelError
 
 #: Characters of the prompt's end tokenized with each label; enough for any token boundary.
 _TAIL_CHARS = 48
+
+
+def answer_shares(scorer: LabelScorer, prompt: str, answers: Sequence[str]) -> list[float] | None:
+    """Each answer's probability after `prompt` as a share of the answers' total (one
+    forward pass; a space goes before each answer unless the prompt ends in one), or None
+    when the model gives none of them any probability. Raises the backend's GenError."""
+    space = "" if prompt[-1:].isspace() else " "
+    logprobs = scorer.label_logprobs(prompt, [space + answer for answer in answers])
+    probabilities = [math.exp(value) for value in logprobs]
+    total = sum(probabilities)
+    if total <= 0:
+        return None
+    return [probability / total for probability in probabilities]
 
 
 def label_first_tokens(

@@ -40,6 +40,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "gen.cli.label:label",
         "Label RUN/documents with character spans into RUN/labeled (resumable).",
     ),
+    "score": (
+        "gen.cli.score:score",
+        "Score every generated document of RUN/documents with the yes/no questions of "
+        "quality.yaml (real, language, persona, facts) into RUN/quality (resumable).",
+    ),
     "wikipedia": (
         "gen.cli.wikipedia:wikipedia_command",
         "Scrape Wikipedia paragraphs into RUN/wikipedia (resumable, cached).",

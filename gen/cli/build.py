@@ -10,6 +10,7 @@ from gen.cli.options import prompts_option, run_option, seed_option
 from gen.core.packs import negative_labels
 from gen.dataset.assemble import build_dataset
 from gen.dataset.options import BUILD_SPAN_SOURCES, LABEL_SCHEMES, OVERLAP_POLICIES, BuildOptions
+from gen.quality.filter import REASONS, MinQuality
 
 
 def _names(value: str) -> tuple[str, ...]:
@@ -63,6 +64,16 @@ def _names(value: str) -> tuple[str, ...]:
 )
 @click.option("--exclude-flagged", is_flag=True, help="Leave out documents the labeler flagged.")
 @click.option(
+    "--min-quality",
+    default=None,
+    show_default="none: every document kept",
+    metavar="SCORES",
+    help="Leave out generated documents below these quality scores of gen score: one "
+    "value for every score (0.5), name=value pairs (real=0.5,facts=0.6), or both. "
+    "Scores: real, language, persona, facts; a document is judged on the questions it was "
+    "asked.",
+)
+@click.option(
     "--dedup-threshold",
     type=click.FloatRange(min=0, max=1, min_open=True),
     default=0.9,
@@ -77,13 +88,19 @@ def _names(value: str) -> tuple[str, ...]:
     help="Similarity above which texts must stay in the same split.",
 )
 def build(
-    run_dir: Path, seed: int, prompts_dir: Path | None, sources: str, **options: object
+    run_dir: Path,
+    seed: int,
+    prompts_dir: Path | None,
+    sources: str,
+    min_quality: str | None,
+    **options: object,
 ) -> None:
     """Assemble RUN/dataset from RUN/labeled, RUN/gold, RUN/wikipedia and RUN/queries."""
     build_options = BuildOptions(
         seed=seed,
         sources=_names(sources),
         negative_labels=negative_labels(prompts_dir),
+        min_quality=MinQuality.parse(min_quality) if min_quality is not None else None,
         **options,
     )
     report = build_dataset(run_dir, build_options)
@@ -101,6 +118,13 @@ def build(
         click.echo(
             f"queries: {report.queries} kept, {report.queries_without_spans} without any span "
             f"({share:.1%})"
+        )
+    if build_options.min_quality is not None:
+        below = {k: v for k, v in report.removed.items() if k in REASONS}
+        click.echo(
+            f"quality filter {build_options.min_quality}: {sum(below.values())} documents "
+            "removed"
+            + (f" ({', '.join(f'{k} {v}' for k, v in sorted(below.items()))})" if below else "")
         )
     removed = ", ".join(f"{k} {v}" for k, v in sorted(report.removed.items())) or "none"
     click.echo(f"removed records: {removed}")

@@ -5,7 +5,8 @@ module validates it on load, so a typo fails at start-up with the file, line
 and key, never half-way through a run. The schemas of a pack's `language.yaml`,
 `persona.yaml` and `generation.yaml` are in `gen.core.pack_language`,
 `gen.core.pack_persona` and `gen.core.pack_generation`; `facts.yaml` (read only by
-`gen documents --disclosures planned`) in `gen.core.pack_facts`.
+`gen documents --disclosures planned`) in `gen.core.pack_facts`; `quality.yaml` (read only
+by `gen score`) in `gen.core.pack_quality`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from gen.core.pack_facts import Facts
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
+from gen.core.pack_quality import QUALITY_FILE, QualityPrompts
 from gen.core.placeholders import check_placeholders
 from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
@@ -178,6 +180,18 @@ class LanguagePack:
     def facts(self) -> Facts:
         """`facts.yaml`, loaded when first asked for: only planned disclosures need it."""
         return load_model(self.folder / "facts.yaml", Facts, sensitive=self.categories.sensitive)
+
+    @cached_property
+    def quality(self) -> QualityPrompts:
+        """`quality.yaml`, loaded when first asked for: only `gen score` needs it."""
+        path = self.folder / QUALITY_FILE
+        prompts = load_model(path, QualityPrompts)
+        if prompts.format != CHAT_FORMAT and prompts.format not in self.formats.formats:
+            raise ConfigError(
+                f"{path}: format: unknown format {prompts.format!r}; expected {CHAT_FORMAT!r} "
+                f"or one of {', '.join(self.formats.formats)} (prompts/formats.yaml)"
+            )
+        return prompts
 
     def doc_types(self, category: str) -> list[DocType]:
         return self.taxonomy[category].doc_types

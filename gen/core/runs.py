@@ -23,6 +23,12 @@ class RunPaths:
         return self.root / "labeled"
 
     @property
+    def quality(self) -> Path:
+        """The quality scores of the generated documents (`gen score`), one record per
+        document, joined to it by id in `gen build` and `gen inspect`."""
+        return self.root / "quality"
+
+    @property
     def gold(self) -> Path:
         """Hand-checked records (`gen import --as gold`, `gen review pull`), the reference that
         labels and detectors are scored against."""

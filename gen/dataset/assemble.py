@@ -1,8 +1,9 @@
 """`gen build`: labeled documents, Wikipedia negatives and queries -> one clean dataset.
 
 Each step is a pure function over records; `build_dataset` reads the stage
-tables, runs the steps, and writes the dataset, the rejected records (with a
-reason) and a manifest of counts. A dataset never contains an invalid span:
+tables, joins the quality scores of `gen score` to the documents (`meta.quality`), runs
+the steps, and writes the dataset, the rejected records (with a reason) and a manifest of
+counts. A dataset never contains an invalid span:
 every kept record is re-checked, including for overlaps across span sources
 (the span steps are in `gen.dataset.spans`, the options in `gen.dataset.options`).
 """
@@ -25,6 +26,8 @@ from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, simi
 from gen.dataset.normalize import clean_record
 from gen.dataset.options import GOLD_SOURCE, BuildOptions
 from gen.dataset.spans import check_dataset_spans, relabel
+from gen.quality.filter import filter_quality
+from gen.quality.stored import read_scored, with_quality
 
 if TYPE_CHECKING:
     from datasketch import MinHash
@@ -191,8 +194,9 @@ def assemble(
     """
     dropped: Counter[str] = Counter()
     documents, refused_gold = merge_gold(documents, gold, options.sources, dropped)
+    documents, low_quality = filter_quality(documents, options.min_quality)
     candidates, rejected = prepare([*documents, *queries, *negatives], options, dropped)
-    rejected += refused_gold
+    rejected += refused_gold + [_rejected(*removed) for removed in low_quality]
     hashes = minhashes([r.text for r in candidates])
     unique, duplicates = deduplicate(candidates, hashes, options.dedup_threshold)
     rejected += duplicates
@@ -246,6 +250,13 @@ def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
             f"nothing to build in {paths.root}: expected records in "
             + ", ".join(map(str, stages.values()))
         )
+    scored = read_scored(paths)
+    if options.min_quality is not None and not scored:
+        raise UsageError(
+            f"--min-quality {options.min_quality}: {paths.quality} holds no quality scores; "
+            f"run `gen score --run {paths.root}` first"
+        )
+    loaded["labeled"] = with_quality(loaded["labeled"], scored)
     dataset, rejected, report = assemble(
         loaded.get("labeled", []),
         loaded.get("wikipedia", []),

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from gen.core.errors import UsageError
 from gen.core.packs import negative_labels
+from gen.quality.filter import MinQuality
 
 LABEL_SCHEMES = ("categories", "categories+pii", "binary")
 OVERLAP_POLICIES = ("priority", "longest")
@@ -37,6 +38,8 @@ class BuildOptions:
     overlap: str = "priority"
     clean: bool = False
     exclude_flagged: bool = False
+    #: The quality scores (`gen score`) a generated document needs to be kept; None keeps all.
+    min_quality: MinQuality | None = None
     #: Estimated Jaccard similarity above which a text is removed as a near-duplicate.
     dedup_threshold: float = 0.9
     #: Similarity above which texts are kept in one split (same `group`).

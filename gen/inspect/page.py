@@ -22,11 +22,14 @@ from markupsafe import Markup
 
 from gen.core.errors import UsageError
 from gen.core.files import write_atomic
+from gen.core.pack_quality import QUESTIONS
 from gen.core.packs import negative_labels
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.inspect.stats import StatsOptions, chart_png, compute_stats
+from gen.quality.stored import FAILED_KEY, read_scored, with_quality
+from gen.quality.stored import META_KEY as QUALITY_KEY
 from labeling.planned import META_KEY as PLAN_KEY
 
 #: Record tables of a run folder that the page can show.
@@ -112,6 +115,7 @@ def document_entry(record: Record, table: str, *, rejected_reason: str | None = 
         "reasons": reasons,
         "raw": raw if isinstance(raw, str) and raw != record.text else "",
         "plan": plan_rows(record),
+        "quality": quality_rows(record),
         "spans": [
             [s.start, s.end, s.label, s.source, s.quality, _finite(s.score)]
             for s in sorted(record.spans, key=lambda s: (s.start, -s.end))
@@ -131,6 +135,18 @@ def plan_rows(record: Record) -> list[list]:
     ]
 
 
+def quality_rows(record: Record) -> list[list]:
+    """The quality scores of `gen score`, in question order: [name, score, None] each,
+    [name, None, reason] for a question whose answer failed; [] for a record never scored."""
+    scores = record.meta.get(QUALITY_KEY) or {}
+    failed = record.meta.get(FAILED_KEY) or {}
+    return [
+        [name, _finite(scores.get(name)), failed.get(name)]
+        for name in QUESTIONS
+        if name in scores or name in failed
+    ]
+
+
 def _finite(score: float | None) -> float | None:
     """NaN is not JSON: a score that is not a number shows as no score."""
     return score if score is not None and math.isfinite(score) else None
@@ -145,11 +161,13 @@ def collect_documents(paths: RunPaths, tables: Sequence[str] = ()) -> list[dict]
     if unknown:
         raise UsageError(f"unknown table {unknown[0]!r}; expected one of {', '.join(TABLES)}")
     entries = []
+    scored = read_scored(paths)
     for name in chosen:
         folder = paths.root / name
         if not _has_records(folder):
             raise UsageError(f"no records in {folder}; run the stage that writes {name} first")
-        entries += [document_entry(record, name) for record in RecordTable(folder).read()]
+        records = with_quality(RecordTable(folder).read(), scored)
+        entries += [document_entry(record, name) for record in records]
     for folder in paths.reject_folders():
         entries += [
             document_entry(

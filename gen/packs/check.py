@@ -17,6 +17,7 @@ from pathlib import Path
 from gen.core.errors import GenError, UsageError
 from gen.core.grammar import gendered_forms, slash_form
 from gen.core.pack_persona import PersonaConfig
+from gen.core.pack_quality import QUALITY_FILE
 from gen.core.packs import (
     LanguagePack,
     check_language,
@@ -76,10 +77,16 @@ def _facts(pack: LanguagePack) -> Path:
     return pack.folder / "facts.yaml"
 
 
+def _quality(pack: LanguagePack) -> Path:
+    pack.quality  # noqa: B018 (loading is the check; only gen score reads it)
+    return pack.folder / QUALITY_FILE
+
+
 #: The pack's other files, each loaded and checked on its own: a new file is one line here.
 OTHER_FILES: tuple[Callable[[LanguagePack], Path], ...] = (
     _labeling,
     _facts,
+    _quality,
     _queries,
     _wikipedia,
 )

@@ -9,12 +9,11 @@ never silently dropped.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import TypeVar
 
 from gen.backends.base import Backend, GenerationRequest, SamplingParams
-from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
+from gen.backends.prompting import PromptParts, RenderedPrompt, TokenCounter, render_prompt
 from gen.core.errors import GenError, UsageError
 from gen.core.packs import Formats
 from gen.core.seeds import derive_seed
@@ -22,9 +21,6 @@ from labeling.config import LabelingPrompts
 from labeling.strategies import LabelerSetup
 from labeling.strategies.outcome import MODEL_ERROR, StrategyOutcome
 
-#: Prompt sizes are estimated at this many characters per token when the backend
-#: cannot count tokens (OpenAI-compatible servers).
-CHARS_PER_TOKEN = 3.5
 #: Tries per model question: the first answer and one retry.
 ATTEMPTS = 2
 
@@ -38,18 +34,6 @@ class AnswerError(Exception):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
-
-
-class TokenCounter:
-    """Counts prompt tokens with the backend's tokenizer when it has one."""
-
-    def __init__(self, backend: Backend) -> None:
-        self._count: Callable[[str], int] | None = getattr(backend, "count_tokens", None)
-
-    def __call__(self, text: str) -> int:
-        if self._count is not None:
-            return self._count(text)
-        return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 class PromptRenderer:

@@ -14,12 +14,12 @@ the units is the same for a whole category (`--categories own`) or for every doc
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Sequence
 from functools import partial
 
 from gen.backends.base import can_score_labels
+from gen.backends.scoring import answer_shares
 from gen.core.errors import GenError, UsageError
 from gen.core.records import Record, Span
 from gen.text.units import split_units
@@ -183,21 +183,20 @@ class SentenceLabeler(LlmLabeler):
                 )
             parts = self.texts.unit_parts(document.category, text, context)
             rendered = self.renderer.render(parts)
-            space = "" if rendered.text[-1:].isspace() else " "
             started = time.perf_counter()
             try:
-                logprobs = self.backend.label_logprobs(  # type: ignore[attr-defined]
-                    rendered.text, [space + word for word in answers.words]
+                unit_shares = answer_shares(
+                    self.backend,  # type: ignore[arg-type]
+                    rendered.text,
+                    answers.words,
                 )
             except GenError as exc:
                 raise AnswerError(MODEL_ERROR, f"unit {number}: {exc}") from None
             outcome.seconds += time.perf_counter() - started
             outcome.prompt_tokens += needed - _CONTEXT_MARGIN
-            probabilities = [math.exp(value) for value in logprobs]
-            total = sum(probabilities)
-            if total <= 0:
+            if unit_shares is None:
                 raise AnswerError("unscored_answer", f"unit {number}: no label among the answers")
-            shares.append([probability / total for probability in probabilities])
+            shares.append(unit_shares)
         return shares
 
     def _scored(
