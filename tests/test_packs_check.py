@@ -94,13 +94,17 @@ def test_every_problem_of_a_file_is_a_line_of_its_own_and_counted(prompts: Path)
     third about the templates that use the empty list's slot)."""
     facts = prompts / "en" / "facts.yaml"
     text = re.sub(r"      party: \[[^\]]*\]", "      party: []", facts.read_text(), count=1)
-    facts.write_text(text.replace("  max_words: 30\n", "  max_words: 30\n  bogus_key: 1\n", 1))
+    text = text.replace("  max_words: 30\n", "  max_words: 30\n  bogus_key: 1\n", 1)
+    facts.write_text(text)
+    rows = text.splitlines()
+    bogus = rows.index("  bogus_key: 1") + 1
+    values = rows.index("      party: []")
     result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert lines == [
-        f"{facts}: line 51: model.bogus_key: unknown key",
-        f"{facts}: line 122: categories.politic.values: party: the value list is empty",
+        f"{facts}: line {bogus}: model.bogus_key: unknown key",
+        f"{facts}: line {values}: categories.politic.values: party: the value list is empty",
         "error: 2 problems in en",
     ]
 
