@@ -33,6 +33,11 @@ class FilledSlots:
     filled: list[dict[str, str]]
 
 
+def _placeholder(text: str, start: int, end: int) -> bool:
+    """A slot in double brackets: a planned fact's placeholder (`[[FACT_1]]`), the placer's."""
+    return text[start - 1 : start] == "[" or text[end : end + 1] == "]"
+
+
 def _is_value(content: str, words: SlotWords) -> bool:
     """A value left in brackets: a digit, or a name of two or three capitalised words."""
     if words.is_gap(content):
@@ -79,7 +84,7 @@ def fill_slots(
     cursor, shift = 0, 0
     for match in SLOT.finditer(text):
         start, end = match.span()
-        if any(span.overlap(start, end) for span in spans):
+        if _placeholder(text, start, end) or any(span.overlap(start, end) for span in spans):
             continue
         found = _replacement(match.group()[1:-1], persona or {}, words)
         if found is None:
