@@ -41,7 +41,7 @@ def measure(path: Path) -> None:
         fields.update(slot["field"] for slot in filled.filled)
         left.update(remaining)
     share = f"{after / len(rows):.0%}"
-    print(f"{path.name} ({language}): {len(rows)} documents flagged {UNFILLED_SLOT}")
+    print(f"{path.name} ({language}): {len(rows)} documents; flagged {UNFILLED_SLOT}")
     print(f"  before {before}, after {after} ({share}); filled: {json.dumps(dict(fields))}")
     print(f"  left: {json.dumps(dict(left.most_common()), ensure_ascii=False)}")
 

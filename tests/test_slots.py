@@ -76,6 +76,7 @@ def test_a_value_left_in_brackets_loses_them_without_a_span() -> None:
         "[Recipient's Name]",
         "[Date]",
         "[Insert Wages and Salaries]",
+        "[Calculate Tax Due]",
         "[Your Position]",
         "[Description of Services Provided]",
         "[Invoice Number 2]",
