@@ -52,7 +52,7 @@ _ADDRESSES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+")
 Pattern = tuple[re.Pattern[str], str, bool]
 
 
-def _without_title(name: str, titles: Collection[str]) -> str:
+def without_title(name: str, titles: Collection[str]) -> str:
     """`name` without a leading title: one of the pack's `titles`, or an abbreviation."""
     for title in sorted(titles, key=len, reverse=True):
         if name.startswith(f"{title} "):
@@ -78,11 +78,11 @@ def persona_values(
     for field, label in FIELD_LABELS.items():
         value = (persona.get(field) or "").strip()
         if field in _FULL_NAMES:
-            value = _without_title(value, titles)
+            value = without_title(value, titles)
         if len(value) < _MIN_CHARS:
             continue
         values.setdefault(value.casefold(), (value, label, field in _SINGLE_NAMES))
-    doctor = _without_title((persona.get("doctor") or "").strip(), titles).split()
+    doctor = without_title((persona.get("doctor") or "").strip(), titles).split()
     if len(doctor) >= 2 and len(doctor[-1]) >= _MIN_CHARS:  # "Dr Moss": the surname alone
         values.setdefault(doctor[-1].casefold(), (doctor[-1], "PERSON", True))
     return sorted(values.values(), key=lambda item: (-len(item[0]), item[0]))
@@ -98,7 +98,7 @@ def _patterns(persona: Mapping[str, str | None], titles: Collection[str]) -> lis
     values = persona_values(persona, titles)
     initials: list[Pattern] = []
     for field in _FULL_NAMES:
-        words = _without_title((persona.get(field) or "").strip(), titles).split()
+        words = without_title((persona.get(field) or "").strip(), titles).split()
         if len(words) >= 2:
             initials += [
                 (whole_word(form), "PERSON", False) for form in _initials(words[0], words[-1])

@@ -156,7 +156,7 @@ def test_a_german_pack_strips_german_chatter(tmp_path: Path) -> None:
 
 def test_refusals_are_rejected_and_unfilled_slots_flagged_and_counted(tmp_path: Path) -> None:
     refusal = "Medical certificate\n\nI'm sorry, but I can't generate that kind of information."
-    slot = BODY.format(name="Y", index=7) + "\nSigned: [Your Name]"
+    slot = BODY.format(name="Y", index=7) + "\nTo: [Recipient's Name]"
     answers = iter([refusal, slot])
     backend = ScriptedBackend(lambda request: next(answers, unique_reply(request)))
     summary = run_documents(tmp_path, backend, n=2)
@@ -168,7 +168,7 @@ def test_refusals_are_rejected_and_unfilled_slots_flagged_and_counted(tmp_path: 
     documents = RecordTable(tmp_path / "documents").read()
     flagged = [d for d in documents if d.flags]
     assert [d.flags for d in flagged] == [["unfilled_slot"]]
-    assert flagged[0].meta["slots"] == ["[Your Name]"]
+    assert flagged[0].meta["slots"] == ["[Recipient's Name]"]
     manifest = json.loads((tmp_path / "manifests" / "documents.json").read_text())
     [plan] = manifest["plans"].values()
     assert plan["flagged"] == {"unfilled_slot": 1} == plan["runs"][-1]["flagged"]

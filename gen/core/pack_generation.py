@@ -2,7 +2,8 @@
 
 The prompts (with their placeholders checked on load), the prompt format, the sampling
 settings, the checks an answer must pass, and the chatter phrases a model wraps around a
-document in that language (removed before the checks).
+document in that language (removed before the checks), and the words of the slots a
+writer leaves in brackets (filled from the persona where they name one of its fields).
 """
 
 from __future__ import annotations
@@ -66,6 +67,67 @@ class Chatter(StrictModel):
         return _check_regexes(value)
 
 
+def _slot_word(word: str) -> str:
+    """How a slot's words are compared: case-folded, one apostrophe, single spaces."""
+    return " ".join(word.replace("\u2019", "'").casefold().split())
+
+
+def _tokens(words: str) -> set[str]:
+    """The words of two letters or more ("recipient's" gives "recipient")."""
+    return set(re.findall(r"[^\W\d_]{2,}", words))
+
+
+class SlotWords(StrictModel):
+    """The words of bracketed slots a writer leaves (`[Your Name]`, `[Inserisci la data]`),
+    used by gen.generate.slots: `fields` maps a persona field to the slot names that ask for
+    it (filled with the persona's value); `prefixes` are the verbs a slot may open with
+    (`insert`), ignored; `gap_words` are words that mark a slot as a gap, never a value the
+    writer filled in but left in brackets."""
+
+    prefixes: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    gap_words: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    fields: dict[str, tuple[Annotated[str, Field(min_length=1)], ...]] = Field(default_factory=dict)
+
+    @field_validator("prefixes", "gap_words")
+    @classmethod
+    def _folded(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_slot_word(word) for word in value)
+
+    @field_validator("fields")
+    @classmethod
+    def _persona_fields(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        owner: dict[str, str] = {}
+        for name, words in value.items():
+            if name not in PERSONA_FIELDS:
+                raise ValueError(
+                    f"{name!r} is not a persona field; expected one of {', '.join(PERSONA_FIELDS)}"
+                )
+            for word in map(_slot_word, words):
+                if owner.setdefault(word, name) != name:
+                    raise ValueError(f"slot word {word!r} is under both {owner[word]} and {name}")
+        return {name: tuple(map(_slot_word, words)) for name, words in value.items()}
+
+    def field_of(self, slot: str) -> str | None:
+        """The persona field the slot's content names (after a prefix), or None."""
+        words = _slot_word(slot)
+        for prefix in self.prefixes:
+            if words.startswith(f"{prefix} "):
+                words = words[len(prefix) + 1 :]
+                break
+        return next((name for name, names in self.fields.items() if words in names), None)
+
+    def is_gap(self, slot: str) -> bool:
+        """True if the slot's content opens with a prefix or holds a gap word or a word of
+        a field's slot names: a gap to fill, not a value left in brackets."""
+        words = _slot_word(slot)
+        if any(words.startswith(f"{prefix} ") for prefix in self.prefixes):
+            return True
+        named = {
+            token for names in self.fields.values() for name in names for token in _tokens(name)
+        }
+        return bool(_tokens(words) & (set(self.gap_words) | named))
+
+
 GENERATION_FIELDS = {"doc_type", "sensitive_info", "category", *PERSONA_FIELDS}
 
 
@@ -96,6 +158,8 @@ class GenerationPrompts(StrictModel):
     checks: DocumentChecks = DocumentChecks()
     #: Required, so that a pack copied before it existed says so instead of keeping chatter.
     chatter: Chatter
+    #: Required too: a pack without it would leave every slot flagged.
+    slots: SlotWords
 
     @field_validator("instruction", "other_instruction", "system")
     @classmethod

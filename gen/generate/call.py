@@ -258,6 +258,8 @@ class DocumentCall:
             summary.new_accepted += 1
             summary.ctx_truncated += answer.ctx_truncated
             summary.flagged.update(judgement.record.flags)
+            filled = judgement.record.meta.get("slots_filled", [])
+            summary.slots_filled.update(slot["field"] for slot in filled)
             bar.advance(1)
         bar.update(
             tok_s=f"{summary.tokens_per_second:.1f}", rejected=sum(summary.rejected.values())
@@ -284,6 +286,7 @@ class DocumentCall:
             "rejected": dict(summary.rejected),
             "ctx_truncated": summary.ctx_truncated,
             "flagged": dict(summary.flagged),
+            "slots_filled": dict(summary.slots_filled),
             "completion_tokens": summary.completion_tokens,
             "generation_seconds": round(summary.generation_seconds, 2),
             "wall_seconds": round(summary.wall_seconds, 2),

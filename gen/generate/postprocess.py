@@ -8,8 +8,9 @@ with a phrase to the end of the text, and only counts in the text's second half.
 
 Chat-tuned models format documents as markdown (`**Diagnosis:**`, `## History`, `---`);
 real letters and reports have no such marks, so the marks go and their text stays. Slots
-a model left for someone to fill in (`[Recipient's Name]`, `[Inserisci la data]`) are not
-guessed: `template_slots` finds them, and the document is flagged.
+a model left for someone to fill in are filled from the persona where they name one of its
+fields (gen.generate.slots); the others (`[Recipient's Name]`, `[Inserisci la data]`) are
+not guessed: `template_slots` finds them, and the document is flagged.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)
 _RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*(?:\n|\Z)", re.MULTILINE)
 #: A bracketed gap with at least two letters in a row: `[Your Name]`, `[Insert Date]`;
 #: not a check box (`[x]`, `[ ]`) nor a reference (`[12]`).
-_SLOT = re.compile(r"\[(?=[^\]\n]*[^\W\d_]{2})[^\[\]\n]{2,60}\]")
+SLOT = re.compile(r"\[(?=[^\]\n]*[^\W\d_]{2})[^\[\]\n]{2,60}\]")
 _SENTENCE_END = re.compile(r"[.!?…»\")\]](?=\s|$)|\n")
 
 
@@ -93,7 +94,7 @@ def strip_markdown(text: str) -> tuple[str, bool]:
 
 def template_slots(text: str) -> list[str]:
     """The bracketed slots the writer left unfilled, in order, each once."""
-    return list(dict.fromkeys(match.group() for match in _SLOT.finditer(text)))
+    return list(dict.fromkeys(match.group() for match in SLOT.finditer(text)))
 
 
 def cut_unfinished(text: str) -> tuple[str, bool]:

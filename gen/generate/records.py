@@ -2,23 +2,26 @@
 
 An answer that fails a check becomes a reject with its raw text, reason and detail,
 never a silent drop; so does a request the backend failed, and an item whose facts
-request gave no fact (`--facts model`). A document written with planned disclosures gets
-its facts placed (`gen.generate.placed_facts`) before the checks.
+request gave no fact (`--facts model`). Slots the writer left in brackets are filled from
+the persona where they can be (`gen.generate.slots`); a document written with planned
+disclosures then gets its facts placed (`gen.generate.placed_facts`) before the checks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from gen.backends.base import Backend, Completion
 from gen.backends.prompting import RenderedPrompt
 from gen.core.pack_generation import GenerationPrompts
-from gen.core.records import Record
+from gen.core.records import Record, check_spans
 from gen.generate.checks import DuplicateIndex, Rejection, rejection
 from gen.generate.model_facts import FACTS_FAILED, WrittenFacts
 from gen.generate.placed_facts import FactPlacer
 from gen.generate.plan import PlanItem, PlanSpec
 from gen.generate.postprocess import clean_document, template_slots
+from gen.generate.slots import fill_slots
 from gen.generate.summary import CTX_TRUNCATED, UNFILLED_SLOT
 from labeling.planned import META_KEY
 from labeling.strategies.inline import InlineLabels
@@ -106,6 +109,17 @@ def rejected(record: Record, raw: str, refusal: Rejection) -> Record:
     return record
 
 
+def filled(record: Record, generation: GenerationPrompts) -> Record:
+    """The record with the slots it can fill filled (`meta.slots_filled`), before the facts
+    are placed, so that every span is of the final text."""
+    slots = fill_slots(record.text, record.persona, generation.slots, record.spans)
+    if not slots.filled:
+        return record
+    check_spans(slots.text, slots.spans, record_id=record.id)
+    meta = {**record.meta, "slots_filled": slots.filled}
+    return dataclasses.replace(record, text=slots.text, spans=slots.spans, meta=meta)
+
+
 def judge(
     answer: Answer,
     *,
@@ -138,6 +152,7 @@ def judge(
     )
     if inline:
         record = inline.written(record)
+    record = filled(record, generation)
     if placer and item.disclosures:
         record = placer.place(record, item, answer.facts)
     if answer.ctx_truncated:

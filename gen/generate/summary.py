@@ -22,7 +22,8 @@ FAILED = "failed"
 #: --max-tokens (llama.cpp stops at --ctx without an error).
 CTX_TRUNCATED = "ctx_truncated"
 #: Flag of a document with a bracketed slot the writer left for someone to fill in
-#: (`[Recipient's Name]`); the slots are in `meta.slots`.
+#: (`[Recipient's Name]`) and that gen.generate.slots could not fill; the slots are in
+#: `meta.slots`.
 UNFILLED_SLOT = "unfilled_slot"
 
 
@@ -62,6 +63,8 @@ class DocumentsSummary:
     #: Accepted documents of this call by flag (kept, but distrusted: `gen build
     #: --exclude-flagged` leaves them out).
     flagged: Counter[str] = field(default_factory=Counter)
+    #: Slots of this call's accepted documents filled, by persona field or `unbracketed`.
+    slots_filled: Counter[str] = field(default_factory=Counter)
     evidence: dict[str, RejectEvidence] = field(default_factory=dict)
     completion_tokens: int = 0
     generation_seconds: float = 0.0
