@@ -97,9 +97,11 @@ def test_every_problem_of_a_file_is_a_line_of_its_own_and_counted(prompts: Path)
     result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
+    written = facts.read_text().splitlines()
+    values = written.index("      party: []")  # 1-based: the line of politic's `values:` above
     assert lines == [
         f"{facts}: line 51: model.bogus_key: unknown key",
-        f"{facts}: line 122: categories.politic.values: party: the value list is empty",
+        f"{facts}: line {values}: categories.politic.values: party: the value list is empty",
         "error: 2 problems in en",
     ]
 

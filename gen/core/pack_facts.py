@@ -52,6 +52,9 @@ class CategoryFacts(StrictModel):
         for slot, options in value.items():
             if not options:
                 raise ValueError(f"{slot}: the value list is empty")
+            repeated = _repeated(options)
+            if repeated:
+                raise ValueError(f"{slot}: the value {repeated!r} is listed twice")
         return value
 
     @field_validator("templates")
@@ -59,6 +62,9 @@ class CategoryFacts(StrictModel):
     def _known_slots(cls, value: tuple[Gendered, ...], info: ValidationInfo) -> tuple:
         if "values" not in info.data:  # the value lists are wrong, and said so already
             return value
+        repeated = _repeated(value)
+        if repeated:
+            raise ValueError(f"the template {repeated!r} is listed twice")
         lists = info.data["values"]
         allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *lists}
         used: set[str] = set()
@@ -73,6 +79,18 @@ class CategoryFacts(StrictModel):
         if unused:
             raise ValueError(f"the value list {unused[0]!r} is used by no template")
         return value
+
+
+def _repeated(items: tuple[Gendered, ...]) -> str | None:
+    """The first item listed twice (as drawn: the same forms), or None: a repeat would be
+    drawn twice as often, and a template twice could plan one fact twice in a document."""
+    seen: set[tuple[str, ...]] = set()
+    for item in items:
+        forms = gendered_forms(item)
+        if forms in seen:
+            return " / ".join(forms)
+        seen.add(forms)
+    return None
 
 
 class FinderSettings(StrictModel):
