@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/encoder_detector.py --encoder MODEL.gguf \
         --train bench/runs/qwen2.5-coder-1.5b-planned-en.parquet [...] [--sources planned] \
-        [--dev FILE | --dev-share 0.15] --score bench/gold/gold-dev.jsonl \
+        [--fact-source pack|model] [--dev FILE | --dev-share 0.15] \
+        --score bench/gold/gold-dev.jsonl \
         [--sizes 50,100,200] [--unit clause] [--unit-cover 0.5] [--fill-unplanned 0.7] [--seed 0] \
         [--refind]
 
@@ -14,6 +15,11 @@ token micro-F1, binary precision/recall, F1 per label (as bench/score_spans.py).
 gold `dev`; report gold `test`. `--refind` finds the planned facts of the records again with
 today's finder (`labeling.planned`, from `meta.disclosures`) instead of the spans their run
 stored, so stored runs follow a better finder without being written again.
+
+`--fact-source pack` (or `model`) trains only on the documents none of whose planned facts
+came from the other source: a run of `gen documents --facts mixed` holds both, so what each
+source's documents teach the detector compares within one run (a document with facts of
+both sources is left out of either; one without planned facts, `other`, stays in both).
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span, check_spans
 from gen.evaluate.run import evaluate
+from gen.generate.disclosures import FACT_SOURCES
+from gen.generate.placed_facts import no_fact_from_another_source
 from gen.predict.detector import Detector
 from gen.train import TrainSettings
 from gen.train.data import TrainingData
@@ -37,10 +45,17 @@ from gen.train.encoder_trainer import EncoderTrainer, special_labels
 from labeling.planned import META_KEY, SOURCE, FactFinder
 
 
-def read(paths: list[Path], sources: set[str] | None, refind: bool = False) -> list[Record]:
+def read(
+    paths: list[Path],
+    sources: set[str] | None,
+    refind: bool = False,
+    fact_source: str | None = None,
+) -> list[Record]:
     records = []
     for path in paths:
         for record in read_record_file(path, "records"):
+            if fact_source and not no_fact_from_another_source(record, fact_source):
+                continue
             record = refound(record) if refind else record
             spans = [s for s in record.spans if sources is None or s.source in sources]
             records.append(dataclasses.replace(record, spans=spans))
@@ -102,6 +117,12 @@ def main() -> None:
     parser.add_argument("--encoder", type=Path, required=True)
     parser.add_argument("--train", type=Path, nargs="+", required=True)
     parser.add_argument("--sources", default=None, help="span sources kept, comma-separated")
+    parser.add_argument(
+        "--fact-source",
+        choices=FACT_SOURCES,
+        default=None,
+        help="train on the documents whose planned facts all came from this source",
+    )
     parser.add_argument("--dev", type=Path, nargs="*", default=None)
     parser.add_argument("--dev-share", type=float, default=0.15)
     parser.add_argument("--score", type=Path, nargs="+", required=True)
@@ -114,7 +135,7 @@ def main() -> None:
     args = parser.parse_args()
 
     sources = set(args.sources.split(",")) if args.sources else None
-    train = read(args.train, sources, args.refind)
+    train = read(args.train, sources, args.refind, args.fact_source)
     random.Random(args.seed).shuffle(train)
     if args.dev:
         dev = read(args.dev, None)

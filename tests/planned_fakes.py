@@ -16,6 +16,8 @@ _PLACEHOLDER_NAME = re.compile(r"some facts about (.+?)\. Do not write")
 _PLACEHOLDER = re.compile(r"^- (\[\[FACT_\d+\]\]) stands for:", re.MULTILINE)
 #: First-person forms of the verbs the English facts start with.
 _FIRST_PERSON = {"has": "have", "is": "am", "was": "was", "does": "do"}
+#: The English request for the model's facts (`model.request` of facts.yaml).
+FACT_REQUEST = re.compile(r"Write (\d+) short facts about (.+?) that disclose")
 
 
 def planned_facts(prompt: str) -> list[str]:
@@ -101,5 +103,24 @@ def passage_writer(leave_out: int | None = None) -> Callable[[GenerationRequest]
             if number != leave_out
         ]
         return _document(request.seed, [*passages, *facts])
+
+    return reply
+
+
+def fact_writer(good: bool) -> Callable[[GenerationRequest], str]:
+    """Answers the facts request with numbered facts (or chatter only) and writes the
+    document with the facts it is given."""
+    document = writer(lambda number, fact: fact)
+
+    def reply(request: GenerationRequest) -> str:
+        asked = FACT_REQUEST.search(request.prompt)
+        if asked is None:
+            return document(request)
+        if not good:
+            return "Sorry, no.\nOk."
+        return "\n".join(
+            f"{n}. {asked.group(2)} keeps fact number {n} of seed {request.seed} in a diary."
+            for n in range(1, int(asked.group(1)) + 1)
+        )
 
     return reply

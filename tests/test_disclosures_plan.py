@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from functools import partial
 from itertools import islice
 
 import pytest
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 from gen.cli import main
 from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
-from gen.generate.disclosures import DisclosureSpec
+from gen.generate.disclosures import DisclosureSpec, asked_of_model
 from gen.generate.options import DocumentsOptions
 from gen.generate.plan import PlanSpec, iter_plan, plan_item, with_written_facts
 
@@ -131,21 +132,118 @@ def test_disclosure_options_need_planned_disclosures() -> None:
         DocumentsOptions(spec(style="placeholder"), n=1, inline_labels=True)
 
 
-@pytest.mark.parametrize("share", ["0.004", "0.125", "0.999"])
-def test_a_second_category_share_that_is_no_whole_percent_is_refused(share: str) -> None:
+@pytest.mark.parametrize(
+    ("flag", "share", "facts"),
+    [
+        ("--second-category-share", "0.004", []),
+        ("--second-category-share", "0.125", []),
+        ("--second-category-share", "0.999", []),
+        ("--model-fact-share", "0.004", ["--facts", "mixed"]),
+        ("--model-fact-share", "0.555", ["--facts", "mixed"]),
+    ],
+)
+def test_a_share_that_is_no_whole_percent_is_refused(
+    flag: str, share: str, facts: list[str]
+) -> None:
     """0.004 would silently plan 0%: the plan draws in whole percent, so another share is
     refused instead of rounded to another plan."""
-    args = ["plan", "--n", "1", "--disclosures", "planned", "--second-category-share", share]
-    result = CliRunner().invoke(main, args)
+    args = ["plan", "--n", "1", "--disclosures", "planned", *facts, flag]
+    result = CliRunner().invoke(main, [*args, share])
     assert result.exit_code == 2, result.output
     assert result.output.strip().splitlines() == [
-        f"error: --second-category-share {share}: the plan draws in whole percent "
+        f"error: {flag} {share}: the plan draws in whole percent "
         f"(0.00 to 1.00, e.g. 0.3); {share} is none"
     ]
+    assert CliRunner().invoke(main, [*args, "0.07"]).exit_code == 0
     with pytest.raises(UsageError, match="whole percent"):
-        DisclosureSpec(second_share=float(share))
+        DisclosureSpec(facts="mixed", second_share=0.3, model_share=float(share))
     assert DisclosureSpec(second_share=0.07).key.endswith("-x7")
-    assert CliRunner().invoke(main, [*args[:-1], "0.07"]).exit_code == 0
+    assert DisclosureSpec(facts="mixed", model_share=0.07).key.startswith("planned-mixed7-")
+
+
+NEEDS_MIXED = "--model-fact-share needs --facts mixed"
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--disclosures", "planned"], NEEDS_MIXED),
+        (
+            ["--disclosures", "planned", "--facts", "model"],
+            "--model-fact-share needs --facts mixed",
+        ),
+        ([], "--model-fact-share needs --disclosures planned"),
+    ],
+)
+def test_a_model_fact_share_needs_mixed_facts(args: list[str], error: str) -> None:
+    result = CliRunner().invoke(main, ["plan", "--n", "1", *args, "--model-fact-share", "0.5"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [f"error: {error}"]
+
+
+def mixed(share: float) -> PlanSpec:
+    return spec(facts="mixed", model_share=share)
+
+
+def test_mixed_facts_plan_the_same_categories_and_the_packs_texts(pack) -> None:
+    """Each fact draws its source after the pack's texts: share 0 plans what `pack` does,
+    share 1 what `model` does, and in between a fact the pack keeps is the `pack` run's."""
+    indexes = range(70)
+    packed = [plan_item(pack, spec(), index) for index in indexes]
+    model = [plan_item(pack, spec(facts="model"), index) for index in indexes]
+    assert [i.disclosures for i in map(partial(plan_item, pack, mixed(0.0)), indexes)] == [
+        item.disclosures for item in packed
+    ]
+    assert [i.disclosures for i in map(partial(plan_item, pack, mixed(1.0)), indexes)] == [
+        item.disclosures for item in model
+    ]
+    half = [plan_item(pack, mixed(0.5), index) for index in indexes]
+    assert half == [plan_item(pack, mixed(0.5), index) for index in indexes]
+    sources = Counter()
+    for item, alone in zip(half, packed, strict=True):
+        assert (item.id[-6:], item.persona, item.doc_type, item.seed) == (
+            alone.id[-6:],
+            alone.persona,
+            alone.doc_type,
+            alone.seed,
+        )
+        assert [d.category for d in item.disclosures] == [d.category for d in alone.disclosures]
+        for fact, planned in zip(item.disclosures, alone.disclosures, strict=True):
+            sources[fact.source] += 1
+            assert fact == planned if fact.source == "pack" else fact.text == ""
+        if item.disclosures and all(d.source == "pack" for d in item.disclosures):
+            assert item.parts == alone.parts  # the writer's prompt is complete already
+        elif item.disclosures:
+            assert "must include these facts" not in item.parts.instruction
+    assert 0.35 < sources["model"] / sum(sources.values()) < 0.65
+    keys = {spec().key, mixed(0.0).key, mixed(0.5).key, mixed(1.0).key, spec(facts="model").key}
+    assert len(keys) == 5 and mixed(0.5).key == "en-all-all-s5-planned-mixed50-inline-f2-x30"
+
+
+def test_the_model_writes_only_its_own_facts_of_a_mixed_item(pack) -> None:
+    spec_ = mixed(0.5)
+    items = (plan_item(pack, spec_, index) for index in range(70))
+    item = next(i for i in items if {d.source for d in i.disclosures} == {"pack", "model"})
+    asked = asked_of_model(item.disclosures)
+    assert sum(asked.values()) == sum(d.source == "model" for d in item.disclosures)
+    written = with_written_facts(
+        pack, spec_, item, {category: ["keeps a diary"] * n for category, n in asked.items()}
+    )
+    assert [d.source for d in written.disclosures] == [d.source for d in item.disclosures]
+    for before, after in zip(item.disclosures, written.disclosures, strict=True):
+        assert after.text == (before.text if before.source == "pack" else "keeps a diary")
+        assert f"- {item.persona['name']} {after.text}\n" in written.parts.instruction + "\n"
+    unwritten = with_written_facts(pack, spec_, item, {})
+    assert unwritten.disclosures == tuple(d for d in item.disclosures if d.source == "pack")
+
+
+def test_plan_shows_a_mixed_plan() -> None:
+    args = ["plan", "--n", "14", "--show", "14", "--disclosures", "planned", "--facts", "mixed"]
+    result = CliRunner().invoke(main, [*args, "--model-fact-share", "0.4"])
+    assert result.exit_code == 0, result.output
+    assert "plan en-all-all-s0-planned-mixed40-inline-f2-x30: 14 documents" in result.output
+    assert "facts from the model (40%) and the pack, inline style" in result.output
+    assert "written by the model in a first request" in result.output
 
 
 def test_italian_plans_gendered_facts() -> None:

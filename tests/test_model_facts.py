@@ -4,7 +4,6 @@ whose answer holds no fact stored with its reason."""
 from __future__ import annotations
 
 import json
-import re
 import signal
 import threading
 import time
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedBackend, SlowBackend
-from planned_fakes import writer
+from planned_fakes import FACT_REQUEST, fact_writer
 
 from gen.backends.base import GenerationRequest
 from gen.core.packs import load_language_pack
@@ -78,28 +77,6 @@ def test_an_echo_of_the_request_is_no_fact() -> None:
     facts, dropped = parse_facts(answer, PERSONA, SETTINGS, wanted=2, request=request)
     assert facts == ["has voted Green at every election since 2010"]
     assert dropped == [{"line": "A Party, a Union, a Role, a Campaign", "why": "echo"}]
-
-
-FACT_REQUEST = re.compile(r"Write (\d+) short facts about (.+?) that disclose")
-
-
-def fact_writer(good: bool):
-    """Answers the facts request with numbered facts (or chatter only) and writes the
-    document with the facts it is given."""
-    document = writer(lambda number, fact: fact)
-
-    def reply(request: GenerationRequest) -> str:
-        asked = FACT_REQUEST.search(request.prompt)
-        if asked is None:
-            return document(request)
-        if not good:
-            return "Sorry, no.\nOk."
-        return "\n".join(
-            f"{n}. {asked.group(2)} keeps fact number {n} of seed {request.seed} in a diary."
-            for n in range(1, int(asked.group(1)) + 1)
-        )
-
-    return reply
 
 
 def generate(tmp_path: Path, good: bool, n: int = 4) -> tuple[RunPaths, ScriptedBackend]:

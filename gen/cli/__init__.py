@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Check the language packs in prompts/ (one line per problem).",
     ),
     "plan": (
-        "gen.cli.documents:plan",
+        "gen.cli.plan:plan",
         "Dry run of `gen documents`: prompts and counts, no model, nothing written.",
     ),
     "documents": (

@@ -1,7 +1,8 @@
-"""`gen documents` and its dry run `gen plan`."""
+"""`gen documents`, and the plan options it shares with its dry run `gen plan`."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +20,17 @@ from gen.cli.options import (
     shard_option,
 )
 from gen.core.errors import IncompleteError, UsageError
-from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
-from gen.generate.disclosures import FACT_SOURCES, FACT_STYLES, MAX_PER_DOCUMENT, DisclosureSpec
-from gen.generate.options import DocumentsOptions
-from gen.generate.plan import (
-    ALL,
-    PlanItem,
-    PlanSpec,
-    category_counts,
-    doc_type_counts,
-    plan_item,
+from gen.generate.disclosures import (
+    FACT_ORIGINS,
+    FACT_STYLES,
+    MAX_PER_DOCUMENT,
+    MIXED_MODEL_SHARE,
+    DisclosureSpec,
 )
+from gen.generate.options import DocumentsOptions
+from gen.generate.plan import ALL, PlanSpec
 from gen.generate.records import STAGE
 from gen.generate.run import run
 from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
@@ -71,11 +70,19 @@ plan_options = compose_options(
     ),
     click.option(
         "--facts",
-        type=click.Choice(FACT_SOURCES),
+        type=click.Choice(FACT_ORIGINS),
         default=DisclosureSpec.facts,
         show_default=True,
-        help="Where planned facts come from: the language pack's facts.yaml, or the model "
-        "itself, asked in a short first request.",
+        help="Where planned facts come from: the language pack's facts.yaml, the model "
+        "itself, asked in a short first request, or both (mixed: each fact draws its source).",
+    ),
+    click.option(
+        "--model-fact-share",
+        type=click.FloatRange(0.0, 1.0),
+        default=None,
+        show_default=f"{MIXED_MODEL_SHARE} with --facts mixed",
+        help="With --facts mixed: share of the facts the model writes, the rest from the pack "
+        "(in whole percent: 0.3, not 0.004).",
     ),
     click.option(
         "--fact-style",
@@ -113,6 +120,7 @@ plan_options = compose_options(
 #: Options that only mean something with --disclosures planned.
 _DISCLOSURE_OPTIONS = (
     "facts",
+    "model_fact_share",
     "fact_style",
     "facts_per_document",
     "second_category_share",
@@ -120,7 +128,7 @@ _DISCLOSURE_OPTIONS = (
 )
 
 
-def _spec(kwargs: dict[str, Any]) -> PlanSpec:
+def plan_spec(kwargs: dict[str, Any]) -> PlanSpec:
     return PlanSpec(
         language=kwargs["language"],
         category=kwargs["category"],
@@ -144,6 +152,7 @@ def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
         per_document=kwargs["facts_per_document"],
         second_share=kwargs["second_category_share"],
         non_disclosures=kwargs["non_disclosures"],
+        model_share=kwargs["model_fact_share"],
     )
 
 
@@ -190,7 +199,7 @@ def documents(
     Exit status 3 when the attempt budget runs out before N documents are accepted.
     """
     options = DocumentsOptions(
-        spec=_spec(kwargs),
+        spec=plan_spec(kwargs),
         n=kwargs["n"],
         max_tokens=max_tokens,
         prompt_format=prompt_format,
@@ -228,12 +237,18 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
             "flagged ctx_truncated"
         )
     facts = summary.facts.total()
+    by_source = summary.facts.by_source
     if facts["planned"]:
         click.echo(
             f"planned facts: {facts['planned']} in the checked documents: {facts['exact']} "
             f"found exact, {facts['fuzzy']} fuzzy, {facts['missing']} missing "
             "(documents flagged or rejected disclosure_missing)"
         )
+    if len(by_source) > 1:
+        found = ", ".join(
+            f"{source} {_found(counts)}" for source, counts in sorted(by_source.items())
+        )
+        click.echo(f"planned facts found per source: {found}")
     passages = summary.facts.non_disclosures
     if passages["planned"]:
         click.echo(
@@ -246,70 +261,7 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
         click.echo(f"flagged (kept; gen build --exclude-flagged leaves them out): {flagged}")
 
 
-@click.command()
-@plan_options
-@click.option(
-    "--show",
-    type=click.IntRange(min=0),
-    default=3,
-    show_default=True,
-    help="Print the rendered prompts of the first K items.",
-)
-@click.option(
-    "--prompt-format",
-    default=None,
-    show_default="generation.yaml's format",
-    help="Show the prompts in this format: 'chat' or a raw format from prompts/formats.yaml.",
-)
-def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
-    """Dry run of `gen documents`: prompts and counts, no model, nothing written."""
-    pack = load_language_pack(kwargs["language"], kwargs["prompts_dir"])
-    pack.formats.check_option(prompt_format)
-    spec = _spec(kwargs)
-    n = kwargs["n"]
-    by_category = category_counts(pack, spec, n)
-    format_name = prompt_format or pack.generation.format
-    for index in range(min(show, n)):
-        item = plan_item(pack, spec, index)
-        click.secho(
-            f"--- {item.id}  [{item.category} / {item.doc_type}]  seed={item.seed}", bold=True
-        )
-        click.echo(f"[format: {format_name}]")
-        click.echo(f"system: {item.parts.system}")
-        click.echo(f"instruction: {item.parts.instruction}")
-        click.echo(f"response prefix: {item.parts.response_prefix!r}")
-        for line in _planned_facts(item):
-            click.echo(line)
-        click.echo()
-    by_type, exact = doc_type_counts(pack, spec, n)
-    how = "" if exact else " (document types: expected counts, each type of a category as likely)"
-    click.secho(f"plan {spec.key}: {n} documents{how}", bold=True)
-    if spec.disclosures:
-        click.echo(f"  {_disclosures_line(spec.disclosures)}")
-    for category, total in by_category.items():
-        click.echo(f"  {category:<12} {total:>5}")
-        for (cat, doc_type), count in sorted(by_type.items()):
-            if cat == category:
-                shown = f"{count:>5}" if exact else f"~{round(count)}"
-                click.echo(f"      {doc_type:<50} {shown:>5}")
-
-
-def _planned_facts(item: PlanItem) -> list[str]:
-    """`planned fact 1 [health]: was diagnosed with ...` (or asked of the model)."""
-    return [
-        f"planned fact {number} [{fact.category}]: "
-        + (fact.text or "written by the model in a first request")
-        for number, fact in enumerate(item.disclosures, 1)
-    ] + [
-        f"non-disclosure {number} [{passage.category}]: {passage.text}"
-        for number, passage in enumerate(item.non_disclosures, 1)
-    ]
-
-
-def _disclosures_line(spec: DisclosureSpec) -> str:
-    return (
-        f"planned disclosures: facts from the {spec.facts}, {spec.style} style, 1-"
-        f"{spec.per_document} of the document's own category, plus one of a second category "
-        f"in {round(spec.second_share * 100)}% of documents; none for `other`"
-        + (f"; 0-{spec.non_disclosures} non-disclosures each" if spec.non_disclosures else "")
-    )
+def _found(counts: Counter[str]) -> str:
+    """`90% (9 of 10)`: the share of planned facts found, exact or fuzzy."""
+    found, planned = counts["exact"] + counts["fuzzy"], counts["planned"]
+    return f"{round(100 * found / planned) if planned else 0}% ({found} of {planned})"

@@ -56,6 +56,9 @@ class CategoryFacts(StrictModel):
         for slot, options in value.items():
             if not options:
                 raise ValueError(f"{slot}: the value list is empty")
+            repeated = _repeated(options)
+            if repeated:
+                raise ValueError(f"{slot}: the value {repeated!r} is listed twice")
         return value
 
     @field_validator("templates", "non_disclosures")
@@ -63,8 +66,11 @@ class CategoryFacts(StrictModel):
     def _known_slots(cls, value: tuple[Gendered, ...], info: ValidationInfo) -> tuple:
         if "values" not in info.data:  # the value lists are wrong, and said so already
             return value
-        allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *info.data["values"]}
         what = "template" if info.field_name == "templates" else "non-disclosure"
+        repeated = _repeated(value)
+        if repeated:
+            raise ValueError(f"the {what} {repeated!r} is listed twice")
+        allowed = {*PERSONA_FIELDS, *COMPUTED_SLOTS, *info.data["values"]}
         for number, template in enumerate(value, 1):
             for text in gendered_forms(template):
                 try:
@@ -85,6 +91,18 @@ class CategoryFacts(StrictModel):
         if unused:
             raise ValueError(f"the value list {unused[0]!r} is used by no template")
         return self
+
+
+def _repeated(items: tuple[Gendered, ...]) -> str | None:
+    """The first item listed twice (as drawn: the same forms), or None: a repeat would be
+    drawn twice as often, and a template twice could plan one fact twice in a document."""
+    seen: set[tuple[str, ...]] = set()
+    for item in items:
+        forms = gendered_forms(item)
+        if forms in seen:
+            return " / ".join(forms)
+        seen.add(forms)
+    return None
 
 
 class FinderSettings(StrictModel):

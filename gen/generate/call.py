@@ -3,7 +3,7 @@
 Requests run in a pool of `backend.concurrency` threads while documents are missing and
 the attempt budget lasts; every finished one is judged (`gen.generate.records`) and
 stored as it completes, in the tables the stage (`gen.generate.run`) holds open. When the
-model writes an item's planned facts (`--facts model`), that item's facts requests run
+model writes planned facts of an item (`--facts model|mixed`), that item's facts requests run
 first in the same worker. A call that ends, however it ends, is appended to the plan's
 history in the manifest.
 """
@@ -30,6 +30,7 @@ from gen.core.progress import ProgressReporter, progress
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.diagnosis import RunSettings, diagnose
+from gen.generate.disclosures import asked_of_model
 from gen.generate.manifest import append_run, new_run_id
 from gen.generate.model_facts import FACTS_FAILED, WrittenFacts, ask_facts
 from gen.generate.options import DocumentsOptions
@@ -83,7 +84,6 @@ class DocumentCall:
             if disclosures
             else None
         )
-        self.model_facts = disclosures is not None and disclosures.facts == "model"
         self.prompter = Prompter(
             pack,
             backend,
@@ -172,11 +172,11 @@ class DocumentCall:
             self.budget -= 1
 
     def _write(self, item: PlanItem) -> Written:
-        """One item's requests: its facts first when the model writes them, then the
+        """One item's requests: its facts first when the model writes some, then the
         document (a failed request raises GenError; one of a stopping call,
         RequestAbandoned)."""
         facts = None
-        if self.model_facts and item.disclosures:
+        if asked_of_model(item.disclosures):
             facts = ask_facts(self.backend, self.prompter, self.pack, item, self._stopping)
             if facts.failed:
                 return Written(item, None, None, facts)

@@ -7,9 +7,9 @@ mentions a conviction). Like everything in the plan, the draw depends on (seed, 
 from a random stream of its own: the rest of the item (persona, document type, seed) is
 what it would be without disclosures, and every fact source and style plans the same
 categories, so their runs compare document for document. Facts come from the language
-pack (`facts.yaml`: a template and its slots filled from the value lists and the persona)
-or from the model, asked first (`gen.generate.model_facts`; the plan then holds the
-categories, the texts come later).
+pack (`facts.yaml`: a template and its slots filled from the value lists and the persona),
+from the model, asked first (`gen.generate.model_facts`; the plan then holds the
+categories, the texts come later), or from both (`mixed`: each fact draws its source).
 
 The writer is told the facts (`--fact-style inline`), or placeholders that stand for them
 (`placeholder`: `[[FACT_1]]`, replaced after writing); `labeling.planned` then finds
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,9 +33,13 @@ from gen.core.packs import LanguagePack
 from gen.core.seeds import derive_seed
 from gen.generate.personas import REFERENCE_DAY, Persona
 
+#: Where one fact comes from (`meta.disclosures.planned[].source`).
 FactSource = Literal["pack", "model"]
+#: Where a plan's facts come from: one source, or each fact drawing its own (`mixed`).
+FactOrigin = Literal["pack", "model", "mixed"]
 FactStyle = Literal["inline", "placeholder"]
 FACT_SOURCES: tuple[FactSource, ...] = ("pack", "model")
+FACT_ORIGINS: tuple[FactOrigin, ...] = ("pack", "model", "mixed")
 FACT_STYLES: tuple[FactStyle, ...] = ("inline", "placeholder")
 #: The most facts of its own category one document is planned to disclose.
 MAX_PER_DOCUMENT = 3
@@ -44,7 +50,7 @@ class DisclosureSpec:
     """How disclosures are planned; part of the plan's key, so runs of other settings never
     share ids."""
 
-    facts: FactSource = "pack"
+    facts: FactOrigin = "pack"
     style: FactStyle = "inline"
     #: Each item draws 1..per_document facts of its own category.
     per_document: int = 2
@@ -54,17 +60,22 @@ class DisclosureSpec:
     #: Each item draws 0..non_disclosures passages on a sensitive topic that disclose
     #: nothing (hard negatives; 0: none).
     non_disclosures: int = 0
+    #: Share of the facts the model writes (0-1, in whole percent): 0 with `pack`, 1 with
+    #: `model`, chosen with `mixed` (None: MIXED_MODEL_SHARE).
+    model_share: float | None = None
 
     def __post_init__(self) -> None:
-        """The key and the draws hold the share in whole percent: another share is refused,
+        """The key and the draws hold the shares in whole percent: another share is refused,
         never rounded to another plan (0.004 would silently plan none)."""
-        percent = self.second_share * 100
-        if not 0 <= percent <= 100 or abs(percent - round(percent)) > 1e-6:
-            raise UsageError(
-                f"--second-category-share {self.second_share:g}: the plan draws in whole "
-                f"percent (0.00 to 1.00, e.g. 0.3); {self.second_share:g} is none"
-            )
-        object.__setattr__(self, "second_share", round(percent) / 100)
+        second = whole_percent(self.second_share, "--second-category-share")
+        object.__setattr__(self, "second_share", second)
+        fixed = {"pack": 0.0, "model": 1.0}.get(self.facts)
+        if fixed is None:
+            share = MIXED_MODEL_SHARE if self.model_share is None else self.model_share
+            fixed = whole_percent(share, "--model-fact-share")
+        elif self.model_share not in (None, fixed):
+            raise UsageError("--model-fact-share needs --facts mixed")
+        object.__setattr__(self, "model_share", fixed)
         if self.non_disclosures and self.style == "placeholder":
             raise UsageError(
                 "--non-disclosures needs --fact-style inline: the writer is given the "
@@ -73,11 +84,33 @@ class DisclosureSpec:
 
     @property
     def key(self) -> str:
-        """`planned-pack-inline-f2-x30` (`-n2` with non-disclosures): what the plan's item
-        ids carry."""
+        """`planned-pack-inline-f2-x30` (`planned-mixed50-...` with half the facts the
+        model's, `-n2` with non-disclosures): what the plan's item ids carry."""
         share = round(self.second_share * 100)
-        key = f"planned-{self.facts}-{self.style}-f{self.per_document}-x{share}"
+        facts = f"mixed{round(self.share * 100)}" if self.facts == "mixed" else self.facts
+        key = f"planned-{facts}-{self.style}-f{self.per_document}-x{share}"
         return f"{key}-n{self.non_disclosures}" if self.non_disclosures else key
+
+    @property
+    def share(self) -> float:
+        """The share of facts the model writes, as set by `__post_init__`."""
+        assert self.model_share is not None
+        return self.model_share
+
+
+#: `--model-fact-share` of `--facts mixed` unless given.
+MIXED_MODEL_SHARE = 0.5
+
+
+def whole_percent(share: float, flag: str) -> float:
+    """`share` when it is a whole percent from 0 to 1; `flag` names it in the refusal."""
+    percent = share * 100
+    if not 0 <= percent <= 100 or abs(percent - round(percent)) > 1e-6:
+        raise UsageError(
+            f"{flag} {share:g}: the plan draws in whole percent (0.00 to 1.00, e.g. 0.3); "
+            f"{share:g} is none"
+        )
+    return round(percent) / 100
 
 
 @dataclass(frozen=True)
@@ -100,7 +133,9 @@ def draw_disclosures(
     rng: random.Random,
 ) -> tuple[Disclosure, ...]:
     """The facts item `category` of `persona` is planned to disclose; none for a
-    non-sensitive category. `rng` is the item's own disclosure stream."""
+    non-sensitive category. `rng` is the item's own disclosure stream. With `mixed`, the
+    sources are drawn after the pack's texts: a fact the pack keeps is the one `--facts
+    pack` plans, and a share of 0 plans what `pack` does."""
     sensitive = pack.categories.sensitive
     if category not in sensitive:
         return ()
@@ -118,6 +153,11 @@ def draw_disclosures(
         index = left.pop(rng.randrange(len(left))) if left else rng.randrange(len(facts.templates))
         text = fill_template(facts, facts.templates[index], persona.values, persona.gender, rng)
         disclosures.append(Disclosure(name, text, "pack"))
+    if spec.facts == "mixed":
+        disclosures = [
+            Disclosure(fact.category, "", "model") if rng.random() < spec.share else fact
+            for fact in disclosures
+        ]
     return tuple(disclosures)
 
 
@@ -161,6 +201,11 @@ def check_non_disclosures(pack: LanguagePack, spec: DisclosureSpec) -> None:
             f"--non-disclosures: {where} has no non_disclosures for the category {empty[0]!r}; "
             "expected a list of passages on its topic"
         )
+
+
+def asked_of_model(disclosures: Iterable[Disclosure]) -> Counter[str]:
+    """Facts per category the model is to write first (sources `model`)."""
+    return Counter(fact.category for fact in disclosures if fact.source == "model")
 
 
 def fill_template(

@@ -1,6 +1,7 @@
-"""`--facts model`: the model writes the planned facts itself, in a short first request.
+"""`--facts model|mixed`: the model writes planned facts itself, in a short first request.
 
-For each category a plan item is to disclose, the model is asked for that many facts
+For each category a plan item asks of the model (the facts of source `model`; with
+`mixed`, the pack writes the others), the model is asked for that many facts
 about the persona, one per line (`model.request` in the pack's facts.yaml), so their
 wording is the model's own and unlimited in variety. The answer is read line by line:
 numbering, bullets, quotes, emphasis and closing punctuation are stripped, and so is a
@@ -26,6 +27,7 @@ from gen.backends.prompting import PromptParts
 from gen.core.pack_facts import ModelFacts
 from gen.core.packs import LanguagePack
 from gen.core.seeds import derive_seed
+from gen.generate.disclosures import asked_of_model
 from gen.generate.plan import PlanItem
 from gen.generate.requests import Prompter, sampling_for
 from gen.text.words import alphanumeric_words
@@ -107,12 +109,12 @@ def ask_facts(
     item: PlanItem,
     abandon: threading.Event | None = None,
 ) -> WrittenFacts:
-    """One request per category the item is to disclose; a failed request raises (the
+    """One request per category the item asks of the model; a failed request raises (the
     caller stores the item as a model error), and so does one sent or running once
     `abandon` is set (`RequestAbandoned`)."""
     written = WrittenFacts()
     settings = pack.facts.model
-    for category, wanted in Counter(d.category for d in item.disclosures).items():
+    for category, wanted in asked_of_model(item.disclosures).items():
         rendered = prompter.render_parts(facts_parts(pack, item, category, wanted))
         request = GenerationRequest(
             prompt=rendered.text,

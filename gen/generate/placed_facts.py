@@ -9,8 +9,8 @@ that reason when disclosures are required. Non-disclosures (`--non-disclosures`:
 on a sensitive topic that say nothing about anyone) are found the same way and kept in
 `meta.disclosures.non_disclosures`, never as spans: a found one is a labeled negative
 (the encoder trainer never gives its units a label), a missing one is only counted. The
-manifest counts the facts and the non-disclosures of every document that passed the
-quality checks, per category.
+manifest counts the facts of every document that passed the quality checks, per category
+and per source (pack, model), and its non-disclosures.
 """
 
 from __future__ import annotations
@@ -129,47 +129,66 @@ def planned_facts(record: Record, key: str = "planned") -> list[dict[str, Any]]:
     return list(disclosures.get(key) or []) if isinstance(disclosures, dict) else []
 
 
+def no_fact_from_another_source(record: Record, source: str) -> bool:
+    """No planned fact of the document came from a source other than `source`: what each
+    source's documents teach a detector is compared on these (a document of both sources,
+    `--facts mixed`, is left out of either; one without planned facts stays in both)."""
+    return all(fact["source"] == source for fact in planned_facts(record))
+
+
 class FactCounts:
-    """Facts per category and outcome: planned, exact, fuzzy, missing."""
+    """Facts per category and per source (pack, model) and outcome: planned, exact, fuzzy,
+    missing."""
 
     def __init__(self) -> None:
         self.by_category: dict[str, Counter[str]] = {}
         #: The non-disclosures: planned, exact, fuzzy, missing.
         self.non_disclosures: Counter[str] = Counter()
+        self.by_source: dict[str, Counter[str]] = {}
 
     def add(self, record: Record) -> None:
         """Count a document's facts; `asked` differs from `planned` when the model wrote
-        fewer facts than it was asked for (`--facts model`)."""
-        answers = (record.meta.get(META_KEY) or {}).get("model")
-        for answer in answers or []:
-            self._counts(answer["category"])["asked"] += answer["wanted"]
+        fewer facts than it was asked for (`--facts model|mixed`)."""
+        for answer in (record.meta.get(META_KEY) or {}).get("model") or []:
+            for counts in self._counts(answer["category"], "model"):
+                counts["asked"] += answer["wanted"]
         for fact in planned_facts(record):
-            counts = self._counts(fact["category"])
-            counts["asked"] += 0 if answers else 1
-            counts["planned"] += 1
-            counts[fact["found"]] += 1
+            for counts in self._counts(fact["category"], fact["source"]):
+                counts["asked"] += fact["source"] != "model"  # the model's: in its answers
+                counts["planned"] += 1
+                counts[fact["found"]] += 1
         for passage in planned_facts(record, NON_DISCLOSURES):
             self.non_disclosures["planned"] += 1
             self.non_disclosures[passage["found"]] += 1
 
-    def _counts(self, category: str) -> Counter[str]:
-        return self.by_category.setdefault(category, Counter())
+    def _counts(self, category: str, source: str) -> tuple[Counter[str], Counter[str]]:
+        return (
+            self.by_category.setdefault(category, Counter()),
+            self.by_source.setdefault(source, Counter()),
+        )
 
     def total(self) -> Counter[str]:
         return sum(self.by_category.values(), Counter())
 
     def to_dict(self) -> dict[str, Any]:
-        """{asked, planned, exact, fuzzy, missing, by_category: {...}, non_disclosures: {...}
-        when any}; {} when nothing was planned."""
+        """{asked, planned, exact, fuzzy, missing, by_category: {...}, by_source: {...},
+        non_disclosures: {...} when any}; {} when nothing was planned."""
         if not self.by_category and not self.non_disclosures:
             return {}
-        keys = ("asked", "planned", EXACT, FUZZY, MISSING)
-        by_category = {
-            name: {key: self.by_category[name][key] for key in keys}
-            for name in sorted(self.by_category)
-        }
         total = self.total()
-        counts = {**{key: total[key] for key in keys}, "by_category": by_category}
+        counts = {
+            **{key: total[key] for key in COUNTED},
+            "by_category": _rows(self.by_category),
+            "by_source": _rows(self.by_source),
+        }
         if self.non_disclosures:
-            counts[NON_DISCLOSURES] = {key: self.non_disclosures[key] for key in keys[1:]}
+            counts[NON_DISCLOSURES] = {key: self.non_disclosures[key] for key in COUNTED[1:]}
         return counts
+
+
+#: What FactCounts counts, per category and per source.
+COUNTED = ("asked", "planned", EXACT, FUZZY, MISSING)
+
+
+def _rows(counts: dict[str, Counter[str]]) -> dict[str, dict[str, int]]:
+    return {name: {key: counts[name][key] for key in COUNTED} for name in sorted(counts)}

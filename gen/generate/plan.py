@@ -24,6 +24,7 @@ from gen.core.seeds import derive_seed
 from gen.generate.disclosures import (
     Disclosure,
     DisclosureSpec,
+    asked_of_model,
     check_non_disclosures,
     disclosure_rng,
     draw_disclosures,
@@ -70,8 +71,8 @@ class PlanItem:
     persona: dict[str, str]
     seed: int
     parts: PromptParts
-    #: The facts the document must disclose; texts are "" until the model wrote them
-    #: (`--facts model`, see `with_written_facts`).
+    #: The facts the document must disclose; texts of source `model` are "" until the
+    #: model wrote them (`--facts model|mixed`, see `with_written_facts`).
     disclosures: tuple[Disclosure, ...] = ()
     #: Passages on a sensitive topic that disclose nothing (`--non-disclosures`).
     non_disclosures: tuple[Disclosure, ...] = ()
@@ -208,7 +209,7 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         disclosures = draw_disclosures(pack, spec.disclosures, category, persona, draws)
         draws = disclosure_rng(spec.seed, spec.draw_key, index, "non-disclosures")
         non_disclosures = draw_non_disclosures(pack, spec.disclosures, category, persona, draws)
-        if spec.disclosures.facts == "pack":
+        if not asked_of_model(disclosures):
             parts = writer_parts(
                 pack, spec.disclosures.style, parts, persona.values, disclosures, non_disclosures
             )
@@ -230,20 +231,26 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
 def with_written_facts(
     pack: LanguagePack, spec: PlanSpec, item: PlanItem, texts: dict[str, list[str]]
 ) -> PlanItem:
-    """The item once the model wrote its facts (`--facts model`): the planned facts of each
-    category take that category's texts in order (a fact the model did not write leaves
-    the plan) and the writer's prompt carries them."""
+    """The item once the model wrote its facts (`--facts model|mixed`): the model's planned
+    facts of each category take that category's texts in order (a fact the model did not
+    write leaves the plan), the pack's stay, and the writer's prompt carries them all."""
     assert spec.disclosures is not None
     left = {category: list(written) for category, written in texts.items()}
-    disclosures = tuple(
-        disclosure.with_text(left[disclosure.category].pop(0))
-        for disclosure in item.disclosures
-        if left.get(disclosure.category)
-    )
+    disclosures = []
+    for disclosure in item.disclosures:
+        if disclosure.source != "model":
+            disclosures.append(disclosure)
+        elif left.get(disclosure.category):
+            disclosures.append(disclosure.with_text(left[disclosure.category].pop(0)))
     parts = writer_parts(
-        pack, spec.disclosures.style, item.parts, item.persona, disclosures, item.non_disclosures
+        pack,
+        spec.disclosures.style,
+        item.parts,
+        item.persona,
+        tuple(disclosures),
+        item.non_disclosures,
     )
-    return dataclasses.replace(item, parts=parts, disclosures=disclosures)
+    return dataclasses.replace(item, parts=parts, disclosures=tuple(disclosures))
 
 
 def iter_plan(pack: LanguagePack, spec: PlanSpec, start: int = 0) -> Iterator[PlanItem]:

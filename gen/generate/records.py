@@ -2,8 +2,8 @@
 
 An answer that fails a check becomes a reject with its raw text, reason and detail,
 never a silent drop; so does a request the backend failed, and an item whose facts
-request gave no fact (`--facts model`). Slots the writer left in brackets are filled from
-the persona where they can be (`gen.generate.slots`); a document written with planned
+request gave no fact (`--facts model|mixed`). Slots the writer left in brackets are filled
+from the persona where they can be (`gen.generate.slots`); a document written with planned
 disclosures then gets its facts placed (`gen.generate.placed_facts`) before the checks.
 """
 
@@ -37,7 +37,8 @@ class Answer:
     rendered: RenderedPrompt
     completion: Completion
     max_tokens: int
-    #: The model's facts requests, when it wrote the item's facts (`--facts model`).
+    #: The model's facts requests, when it wrote some of the item's facts (`--facts
+    #: model|mixed`).
     facts: WrittenFacts | None = None
 
     @property
@@ -199,7 +200,12 @@ def facts_failed(
     prompt = RenderedPrompt("\n\n".join(answer.prompt for answer in facts.answers), ())
     completion = Completion("", 0, facts.completion_tokens, facts.seconds, "stop")
     record = document_record(item, spec, prompt, completion, "", backend, removed=[], run_id=run_id)
-    style = spec.disclosures.style if spec.disclosures else None
-    record.meta[META_KEY] = {"facts": "model", "style": style, "planned": [], "model": facts.meta()}
+    assert spec.disclosures is not None
+    record.meta[META_KEY] = {
+        "facts": spec.disclosures.facts,
+        "style": spec.disclosures.style,
+        "planned": [],
+        "model": facts.meta(),
+    }
     raw = "\n\n".join(answer.answer for answer in facts.answers)
     return rejected(record, raw, Rejection(FACTS_FAILED, facts.why))
