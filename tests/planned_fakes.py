@@ -11,7 +11,7 @@ from fakes import WORDS
 
 from gen.backends.base import GenerationRequest
 
-_NAME = re.compile(r"facts about (.+?), each in a sentence")
+_NAME = re.compile(r"these facts about (.+?), with the words")
 _PLACEHOLDER_NAME = re.compile(r"some facts about (.+?)\. Do not write")
 _PLACEHOLDER = re.compile(r"^- (\[\[FACT_\d+\]\]) stands for:", re.MULTILINE)
 #: First-person forms of the verbs the English facts start with.

@@ -45,13 +45,13 @@ def test_shipped_prompts_load_for_every_language() -> None:
             "en/generation.yaml",
             "format: chat",
             "format: [chat",
-            "en/generation.yaml: line 7, column 7: invalid YAML",
+            "en/generation.yaml: line 9, column 7: invalid YAML",
         ),
         ("en/generation.yaml", "format: chat", "formatt: chat", "formatt: unknown key"),
         ("en/generation.yaml", "temperature: 0.9", "temperature: hot", "sampling.temperature"),
         ("en/generation.yaml", "response_prefix:", "#", "instruction"),
         ("en/taxonomy.yaml", "politic:", "politics:", "unknown category 'politics'"),
-        ("en/taxonomy.yaml", "kind: inherent}", "kind: innate}", "kind"),
+        ("en/taxonomy.yaml", "kind: inherent\n", "kind: innate\n", "health.doc_types.0.kind"),
         (
             "en/generation.yaml",
             "'{doc_type}', which",
@@ -59,6 +59,19 @@ def test_shipped_prompts_load_for_every_language() -> None:
             "instruction: unknown placeholder {document}",
         ),
         ("en/generation.yaml", "format: chat", "format: vicuna", "unknown format 'vicuna'"),
+        (
+            "en/generation.yaml",
+            "about {length} words",
+            "about {lenght} words",
+            "instruction: unknown placeholder {lenght}",
+        ),
+        ("en/taxonomy.yaml", "      words: 450\n", "", "health.doc_types.0.words: required key"),
+        (
+            "en/taxonomy.yaml",
+            "words: 450\n",
+            "words: 5\n",
+            "line 19: health.doc_types.0.words: Input should be greater than or equal to 30",
+        ),
         ("categories.yaml", "ethnic: {", "ethnic: {colour: red, ", "categories.ethnic.colour"),
         (
             "categories.yaml",
@@ -70,7 +83,7 @@ def test_shipped_prompts_load_for_every_language() -> None:
             "en/generation.yaml",
             "    - below is",
             "    - below (is",
-            "en/generation.yaml: line 41: chatter.preamble: phrase 7 'below (is' is not a valid "
+            "en/generation.yaml: line 47: chatter.preamble: phrase 7 'below (is' is not a valid "
             "regular expression (missing ), unterminated subpattern at position 6)",
         ),
     ],
@@ -92,6 +105,17 @@ def test_broken_yaml_gives_one_clear_message(
     assert expected in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_type_in_several_categories_has_one_length_and_layout() -> None:
+    """A type written once and reused by alias (`- *email`) is asked for the same way in
+    every category."""
+    for language in ("en", "it", "de", "es", "fr"):
+        shape: dict[str, tuple[int, str]] = {}
+        for prompts in load_language_pack(language).taxonomy.values():
+            for doc_type in prompts.doc_types:
+                seen = shape.setdefault(doc_type.name, (doc_type.words, doc_type.layout))
+                assert seen == (doc_type.words, doc_type.layout), (language, doc_type.name)
 
 
 def test_unknown_category_and_language_are_usage_errors(tmp_path: Path) -> None:

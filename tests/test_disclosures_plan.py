@@ -49,7 +49,7 @@ def test_disclosures_leave_the_rest_of_the_item_and_the_ids_of_plain_plans(pack)
             planned.persona,
             planned.seed,
         )
-        assert not before.disclosures and "facts" not in before.parts.instruction
+        assert not before.disclosures and "these facts" not in before.parts.instruction
         assert planned.parts.instruction.startswith(before.parts.instruction)
     assert plain.key == "en-all-all-s5"
     keys = {spec().key, spec(facts="model").key, spec(style="placeholder").key}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,7 @@ from stub_openai_server import StubOpenAIServer, fictional_document
 import gen.generate.run as documents_stage
 from gen.backends.base import Capabilities, GenerationRequest
 from gen.cli import main
+from gen.core.packs import load_language_pack
 from tests.fakes import ScriptedBackend, table_held_elsewhere, unique_reply
 
 PLAN = "en-health-all-s0"
@@ -149,11 +152,45 @@ def test_a_prompt_that_does_not_fit_the_context_is_refused_up_front(
 ) -> None:
     backend = CountingBackend(unique_reply)
     use_backend(backend)
-    result = documents(tmp_path, "--n", "2", "--ctx", "256", "--max-tokens", "200")
+    result = documents(tmp_path, "--n", "2", "--ctx", "400", "--max-tokens", "200")
     assert result.exit_code == 2
     assert "with --max-tokens 200 that is" in result.output
-    assert "over --ctx 256: raise --ctx to" in result.output
+    assert "over --ctx 400: raise --ctx to" in result.output
     assert backend.requests == []
+
+
+def test_without_max_tokens_the_context_check_names_the_type_s_budget(
+    tmp_path: Path, use_backend
+) -> None:
+    backend = CountingBackend(unique_reply)
+    use_backend(backend)
+    result = documents(tmp_path, "--n", "2", "--ctx", "700")
+    assert result.exit_code == 2
+    error = result.output.strip()
+    assert "-word document type (" in error and "x sampling.tokens_per_word 2.2 of " in error
+    assert "over --ctx 700: raise --ctx to" in error and "or lower --max-tokens to" in error
+    assert backend.requests == []
+
+
+def test_a_budget_that_cannot_reach_min_chars_is_refused_up_front(
+    tmp_path: Path, use_backend
+) -> None:
+    prompts = tmp_path / "prompts"
+    shutil.copytree(REPO / "prompts", prompts)
+    generation = prompts / "en" / "generation.yaml"
+    generation.write_text(
+        generation.read_text().replace("tokens_per_word: 2.2", "tokens_per_word: 0.1")
+    )
+    loader = use_backend(ScriptedBackend(unique_reply))
+    result = documents(tmp_path / "run", "--n", "2", "--prompts", str(prompts))
+    assert result.exit_code == 2
+    shortest = min(t.words for t in load_language_pack("en", prompts).doc_types("health"))
+    assert (
+        f"error: the token budget {math.ceil(shortest * 0.1)} of a {shortest}-word document "
+        f"type ({shortest} x sampling.tokens_per_word 0.1 of {generation}) cannot reach "
+        "checks.min_chars 200"
+    ) in result.output
+    assert "use --max-tokens 34 or more" in result.output and loader.loads == 0
 
 
 def test_documents_cut_by_the_server_context_are_flagged_and_counted(tmp_path: Path) -> None:

@@ -57,11 +57,11 @@ def documents(tmp_path: Path, *args: str):
 
 
 def test_a_context_too_small_for_prompt_and_answer_is_refused(tmp_path: Path) -> None:
-    result = documents(tmp_path, "--ctx", "256", "--max-tokens", "200")
+    result = documents(tmp_path, "--ctx", "320", "--max-tokens", "200")
     assert result.exit_code == 2
     error = result.output.strip().splitlines()[-1]
     assert "tokens; with --max-tokens 200 that is" in error
-    assert "over --ctx 256: raise --ctx to" in error
+    assert "over --ctx 320: raise --ctx to" in error
     assert not (tmp_path / "documents").exists()
 
 

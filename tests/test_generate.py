@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 
 from gen.core.errors import GenError, ModelError
+from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
@@ -18,9 +20,50 @@ from gen.generate.run import run
 from tests.fakes import BODY, ScriptedBackend, unique_reply
 
 
-def run_documents(tmp_path: Path, backend, n: int = 5, category: str = "health"):
-    options = DocumentsOptions(spec=PlanSpec(language="en", category=category), n=n)
+def run_documents(
+    tmp_path: Path, backend, n: int = 5, category: str = "health", max_tokens: int | None = None
+):
+    options = DocumentsOptions(
+        spec=PlanSpec(language="en", category=category), n=n, max_tokens=max_tokens
+    )
     return run(RunPaths(tmp_path), options, backend)
+
+
+def asked_budgets(tmp_path: Path, backend: ScriptedBackend) -> list[tuple[str, int, int, int]]:
+    """Per stored document: its type, the type's words and the token limit in its meta and
+    in its request (matched by seed)."""
+    frame = pd.read_parquet(tmp_path / "documents")
+    sent = {request.seed: request.sampling.max_tokens for request in backend.requests}
+    metas = frame["meta"].map(json.loads)
+    return [
+        (doc_type, meta["doc_words"], meta["max_tokens"], sent[seed])
+        for doc_type, meta, seed in zip(frame["doc_type"], metas, frame["seed"], strict=True)
+    ]
+
+
+def test_without_max_tokens_each_document_gets_its_type_s_budget(tmp_path: Path) -> None:
+    pack = load_language_pack("en")
+    words = {t.name: t.words for prompts in pack.taxonomy.values() for t in prompts.doc_types}
+    per_word = pack.generation.sampling.tokens_per_word
+    backend = ScriptedBackend(unique_reply)
+    run_documents(tmp_path, backend, n=8, category="all")
+    budgets = asked_budgets(tmp_path, backend)
+    for doc_type, doc_words, in_meta, in_request in budgets:
+        assert doc_words == words[doc_type]
+        assert in_meta == in_request == math.ceil(words[doc_type] * per_word)
+    assert len({budget for *_, budget in budgets}) > 1  # a form and a report differ
+    manifest = json.loads((tmp_path / "manifests" / "documents.json").read_text())
+    (plan,) = manifest["plans"].values()
+    assert plan["runs"][-1]["max_tokens"] is None
+    assert plan["runs"][-1]["sampling"]["tokens_per_word"] == per_word
+
+
+def test_an_explicit_max_tokens_wins_over_the_type_s_budget(tmp_path: Path) -> None:
+    backend = ScriptedBackend(unique_reply)
+    run_documents(tmp_path, backend, n=4, category="all", max_tokens=333)
+    assert {
+        (in_meta, in_request) for *_, in_meta, in_request in asked_budgets(tmp_path, backend)
+    } == {(333, 333)}
 
 
 def test_n_documents_are_written_with_their_provenance(tmp_path: Path) -> None:

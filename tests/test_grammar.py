@@ -89,19 +89,19 @@ def plan_error(prompts: Path, language: str) -> str:
             "it/generation.yaml",
             "è {born} il",
             "è nato/a il",
-            "it/generation.yaml: line 12: instruction: slash form 'nato/a': write one form",
+            "it/generation.yaml: line 14: instruction: slash form 'nato/a': write one form",
         ),
         (
             "it/generation.yaml",
             "usa {name} di {city}",
             "usa il/la {name} di {city}",
-            "it/generation.yaml: line 17: other_instruction: slash form 'il/la'",
+            "it/generation.yaml: line 20: other_instruction: slash form 'il/la'",
         ),
         (
             "en/generation.yaml",
             'response_prefix: "Sure!',
             'response_prefix: "Sure, he/she!',
-            "en/generation.yaml: line 23: response_prefix: slash form 'he/she'",
+            "en/generation.yaml: line 26: response_prefix: slash form 'he/she'",
         ),
         (
             "it/persona.yaml",
@@ -123,9 +123,9 @@ def plan_error(prompts: Path, language: str) -> str:
         ),
         (
             "it/taxonomy.yaml",
-            "{name: Cartella clinica, kind: inherent}",
-            "{name: Cartella clinica del/della paziente, kind: inherent}",
-            "it/taxonomy.yaml: line 5: health.doc_types.0.name: slash form 'del/della'",
+            "name: Cartella clinica\n",
+            "name: Cartella clinica del/della paziente\n",
+            "it/taxonomy.yaml: line 10: health.doc_types.0.name: slash form 'del/della'",
         ),
     ],
 )
@@ -142,7 +142,7 @@ def test_an_undeclared_gendered_placeholder_names_file_line_key_and_where_to_dec
 ) -> None:
     edit(prompts / "en/generation.yaml", "was born on {birth_date}", "was {born} on {birth_date}")
     line = plan_error(prompts, "en")
-    assert "en/generation.yaml: line 14: instruction: unknown placeholder {born}" in line
+    assert "en/generation.yaml: line 16: instruction: unknown placeholder {born}" in line
     assert "declared under `gendered:` in language.yaml" in line
 
 

@@ -173,7 +173,7 @@ def test_no_slash_form_reaches_a_rendered_prompt(pack, personas) -> None:
         category = categories[seed % len(categories)]
         for doc_type in pack.doc_types(category)[:3]:
             for info in pack.taxonomy[category].sensitive_info or [""]:
-                parts = prompt_parts(pack, persona, category, doc_type.name, info)
+                parts = prompt_parts(pack, persona, category, doc_type, info)
                 for text in (parts.system, parts.instruction, parts.response_prefix):
                     assert slash_form(text) is None, text
                     assert "{" not in text, text

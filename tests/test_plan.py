@@ -55,6 +55,19 @@ def test_prompt_carries_the_persona_and_document_type(pack) -> None:
     assert item.parts.response_prefix.startswith("Sure!")
 
 
+@pytest.mark.parametrize("language", ["en", "it", "de", "es", "fr"])
+def test_the_prompt_asks_for_the_type_s_length_and_layout(language: str) -> None:
+    pack = load_language_pack(language)
+    for category in pack.categories.categories:
+        for index in range(3):
+            item = plan_item(pack, PlanSpec(language=language, category=category), index)
+            (doc_type,) = [t for t in pack.doc_types(category) if t.name == item.doc_type]
+            assert item.words == doc_type.words
+            assert f" {doc_type.words} " in item.parts.instruction
+            assert doc_type.layout in item.parts.instruction
+            assert "{" not in item.parts.instruction
+
+
 def test_doc_type_filter_and_unknown_type(pack) -> None:
     spec = PlanSpec(language="en", category="all", doc_type="email")
     items = list(islice(iter_plan(pack, spec), 12))

@@ -34,7 +34,7 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
 from gen.generate.plan import ALL, PlanSpec, plan_item
-from gen.generate.preflight import token_limit
+from gen.generate.preflight import TokenLimit, token_limit
 from gen.generate.requests import Prompter
 from labeling.options import LabelOptions
 from labeling.strategies import strategies as label_strategies
@@ -80,10 +80,10 @@ def scratch_run() -> Iterator[RunPaths]:
 
 
 def bench_requests(
-    pack: LanguagePack, backend: Backend, options: BenchOptions, max_tokens: int
+    pack: LanguagePack, backend: Backend, options: BenchOptions, limit: TokenLimit
 ) -> list[GenerationRequest]:
     """The first n requests of the plan, exactly as `gen documents` sends them."""
-    prompter = Prompter(pack, backend, prompt_format=options.prompt_format, max_tokens=max_tokens)
+    prompter = Prompter(pack, backend, prompt_format=options.prompt_format, limit=limit)
     return [prompter.request(plan_item(pack, options.spec, i))[1] for i in range(options.n)]
 
 
@@ -103,7 +103,7 @@ class Bench:
         pack.formats.check_option(options.prompt_format)
         limit = token_limit(pack, options.spec, options.max_tokens)  # before the model loads
         self.backend = make_backend(options.backend)
-        self.requests = bench_requests(pack, self.backend, options, limit.tokens)
+        self.requests = bench_requests(pack, self.backend, options, limit)
         self.raw: RawEngine | None = raw_engine(self.backend)
         self.report = BenchReport(
             self.backend.model_id, dict(self.backend.describe()), options.as_dict()

@@ -164,7 +164,8 @@ def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
     "--max-tokens",
     type=click.IntRange(min=16),
     default=None,
-    help="Cap on generated tokens per document (default: generation.yaml).",
+    help="Cap on generated tokens per document (default: each document type's budget, its "
+    "words in taxonomy.yaml times sampling.tokens_per_word of generation.yaml).",
 )
 @click.option(
     "--prompt-format",

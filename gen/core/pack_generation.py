@@ -28,7 +28,9 @@ class SamplingConfig(StrictModel):
     top_p: float = Field(0.7, gt=0, le=1)
     top_k: int = Field(0, ge=0)
     repeat_penalty: float = Field(1.1, gt=0)
-    max_tokens: int = Field(768, gt=0)
+    #: Without --max-tokens, a document's token budget is its type's `words` times this:
+    #: the tokens a word of the language takes, with room for a writer that runs long.
+    tokens_per_word: float = Field(2.0, gt=0, le=20)
 
 
 class DocumentChecks(StrictModel):
@@ -128,7 +130,15 @@ class SlotWords(StrictModel):
         return bool(_tokens(words) & (set(self.gap_words) | named))
 
 
-GENERATION_FIELDS = {"doc_type", "sensitive_info", "category", *PERSONA_FIELDS}
+#: `{length}` and `{layout}`: the document type's usual words and layout (taxonomy.yaml).
+GENERATION_FIELDS = {
+    "doc_type",
+    "sensitive_info",
+    "category",
+    "length",
+    "layout",
+    *PERSONA_FIELDS,
+}
 
 
 def check_persona_template(template: str, allowed: set[str], gendered: Collection[str]) -> str:

@@ -100,9 +100,19 @@ class Formats(StrictModel):
             )
 
 
+#: The range of a document type's `words`: a short form to a long report.
+MIN_WORDS, MAX_WORDS = 30, 3000
+
+
 class DocType(StrictModel):
     name: Word
     kind: Literal["inherent", "mention"]
+    #: The usual length of such a document, in words: what the writer is asked for
+    #: (`{length}`), and without --max-tokens the answer's token budget (times
+    #: `sampling.tokens_per_word`), so a long type is not cut and a short one not padded.
+    words: int = Field(ge=MIN_WORDS, le=MAX_WORDS)
+    #: How such a document is laid out (`{layout}`): its parts, headings, fields or turns.
+    layout: Word
 
 
 class CategoryPrompts(StrictModel):

@@ -88,7 +88,7 @@ class DocumentCall:
             pack,
             backend,
             prompt_format=options.prompt_format,
-            max_tokens=limit.tokens,
+            limit=limit,
             inline=self.inline,
         )
         self.run_id = new_run_id()
@@ -116,7 +116,7 @@ class DocumentCall:
         """Refuse before the first request when the first prompts do not fit --ctx."""
         first = islice(self.state.pending(), min(self.budget, CHECKED_PROMPTS))
         items = [plan_item(self.pack, self.spec, index) for index in first]
-        prompts = [(item.id, self.prompter.render(item).text) for item in items]
+        prompts = [(item.id, self.prompter.render(item).text, item.words) for item in items]
         check_context(self.backend, prompts, self.limit, self.options.backend.n_ctx)
 
     def execute(self, documents: RecordTable, rejects: RecordTable) -> DocumentsSummary:
@@ -228,9 +228,8 @@ class DocumentCall:
         completion = written.completion
         summary.completion_tokens += completion.completion_tokens
         summary.generation_seconds += completion.seconds
-        answer = Answer(
-            written.item, written.rendered, completion, self.limit.tokens, written.facts
-        )
+        budget = self.prompter.max_tokens(written.item)
+        answer = Answer(written.item, written.rendered, completion, budget, written.facts)
         judgement = judge(
             answer,
             spec=self.spec,
@@ -272,7 +271,7 @@ class DocumentCall:
             "run": self.run_id,
             "status": summary.status,
             "n": self.options.n,
-            "max_tokens": self.limit.tokens,
+            "max_tokens": self.limit.option,
             "n_ctx": self.options.backend.n_ctx,
             "prompt_format": self.prompter.format_name,
             "inline_labels": self.options.inline_labels,

@@ -16,7 +16,7 @@ from gen.generate.plan import PlanSpec
 class DocumentsOptions:
     spec: PlanSpec
     n: int
-    #: None: sampling.max_tokens of generation.yaml.
+    #: None: each document type's budget (`gen.generate.preflight.TokenLimit`).
     max_tokens: int | None = None
     prompt_format: str | None = None
     prompts_dir: Path | None = None

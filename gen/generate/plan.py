@@ -67,6 +67,8 @@ class PlanItem:
     category: str
     doc_type: str
     doc_kind: str
+    #: The document type's usual length in words, asked of the writer.
+    words: int
     sensitive_info: str
     persona: dict[str, str]
     seed: int
@@ -125,17 +127,20 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
 
 
 def prompt_parts(
-    pack: LanguagePack, persona: Persona, category: str, doc_type: str, sensitive_info: str
+    pack: LanguagePack, persona: Persona, category: str, doc_type: DocType, sensitive_info: str
 ) -> PromptParts:
-    """The prompt asking for a document of `doc_type` about `persona`, in the pack's words."""
+    """The prompt asking for a document of `doc_type` about `persona`, in the pack's words,
+    at the type's usual length and in its layout."""
     generation = pack.generation
     sensitive = pack.categories.categories[category].sensitive
     template = generation.instruction if sensitive else generation.other_instruction
     values = {
         **persona.placeholders(pack.language.gendered),
-        "doc_type": doc_type,
+        "doc_type": doc_type.name,
         "sensitive_info": sensitive_info,
         "category": category,
+        "length": str(doc_type.words),
+        "layout": doc_type.layout,
     }
     return PromptParts(
         system=generation.system.format(**values),
@@ -154,6 +159,11 @@ def plan_categories(pack: LanguagePack, spec: PlanSpec) -> list[str]:
         for c in categories
         if any(t.name.lower() == spec.doc_type.lower() for t in pack.doc_types(c))
     ]
+
+
+def plan_doc_types(pack: LanguagePack, spec: PlanSpec) -> list[DocType]:
+    """Every document type the plan may draw, of every category that takes a turn."""
+    return [t for c in plan_categories(pack, spec) for t in _doc_types(pack, c, spec.doc_type)]
 
 
 def category_counts(pack: LanguagePack, spec: PlanSpec, n: int) -> dict[str, int]:
@@ -201,7 +211,7 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
     prompts = pack.taxonomy[category]
     sensitive_info = rng.choice(prompts.sensitive_info) if prompts.sensitive_info else ""
     persona = draw_persona(pack.language.faker_locale, pack.persona, rng.getrandbits(31))
-    parts = prompt_parts(pack, persona, category, doc_type.name, sensitive_info)
+    parts = prompt_parts(pack, persona, category, doc_type, sensitive_info)
     disclosures: tuple[Disclosure, ...] = ()
     non_disclosures: tuple[Disclosure, ...] = ()
     if spec.disclosures is not None:
@@ -219,6 +229,7 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         category=category,
         doc_type=doc_type.name,
         doc_kind=doc_type.kind,
+        words=doc_type.words,
         sensitive_info=sensitive_info,
         persona=persona.values,
         seed=rng.getrandbits(31),

@@ -90,6 +90,7 @@ def document_record(
             "run": run_id,
             "index": item.index,
             "doc_kind": item.doc_kind,
+            "doc_words": item.words,
             "sensitive_info": item.sensitive_info,
             "backend": backend.name,
             "finish_reason": completion.finish_reason,
@@ -151,6 +152,7 @@ def judge(
         removed=cleaned.removed,
         run_id=run_id,
     )
+    record.meta["max_tokens"] = answer.max_tokens
     if inline:
         record = inline.written(record)
     record = filled(record, generation)

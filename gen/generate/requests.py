@@ -9,6 +9,7 @@ from gen.backends.base import Backend, GenerationRequest, SamplingParams
 from gen.backends.prompting import PromptParts, RenderedPrompt, render_prompt
 from gen.core.packs import LanguagePack
 from gen.generate.plan import PlanItem
+from gen.generate.preflight import TokenLimit
 from labeling.strategies.inline import InlineLabels
 
 
@@ -33,14 +34,14 @@ class Prompter:
         backend: Backend,
         *,
         prompt_format: str | None,
-        max_tokens: int,
+        limit: TokenLimit,
         inline: InlineLabels | None = None,
     ) -> None:
         self.pack = pack
         #: With inline labels, the writer is also asked to tag sensitive passages.
         self.inline = inline
         self.format_name = prompt_format or pack.generation.format
-        self.max_tokens = max_tokens
+        self.limit = limit
         self._chat_template = backend.chat_template()
 
     def render(self, item: PlanItem) -> RenderedPrompt:
@@ -50,7 +51,11 @@ class Prompter:
         """Any prompt (the facts request too) in this format and chat template."""
         return render_prompt(parts, self.format_name, self.pack.formats, self._chat_template)
 
+    def max_tokens(self, item: PlanItem) -> int:
+        """The item's token limit: --max-tokens, or its document type's budget."""
+        return self.limit.tokens(item.words)
+
     def request(self, item: PlanItem) -> tuple[RenderedPrompt, GenerationRequest]:
         rendered = self.render(item)
-        sampling = sampling_for(self.pack, rendered, self.max_tokens)
+        sampling = sampling_for(self.pack, rendered, self.max_tokens(item))
         return rendered, GenerationRequest(prompt=rendered.text, sampling=sampling, seed=item.seed)

@@ -169,7 +169,7 @@ def _render(pack: LanguagePack, personas: int, report: PackReport) -> None:
         infos = pack.taxonomy[category].sensitive_info or [""]
         turn = seed // len(categories)
         parts = prompt_parts(
-            pack, persona, category, doc_types[turn % len(doc_types)].name, infos[turn % len(infos)]
+            pack, persona, category, doc_types[turn % len(doc_types)], infos[turn % len(infos)]
         )
         made_here = not any(slash_form(value) for value in persona.values.values())
         for part in ("system", "instruction"):
