@@ -40,8 +40,8 @@ def spanned(text: str, spans: list[Span]) -> list[tuple[str, str]]:
 
 
 def test_a_persona_slot_gets_the_value_and_an_exact_span_of_its_label() -> None:
-    filled = fill_slots("Yours,\n[Your Name]\n[Company Name], [Insert City]", PERSONA, EN)
-    assert filled.text == "Yours,\nZoë Ångström\nAcme Ltd, Leeds"
+    filled = fill_slots("Patient:\n[Patient Name]\n[Company Name], [Insert City]", PERSONA, EN)
+    assert filled.text == "Patient:\nZoë Ångström\nAcme Ltd, Leeds"
     assert spanned(filled.text, filled.spans) == [
         ("Zoë Ångström", "PERSON"),
         ("Acme Ltd", "ORGANIZATION"),
@@ -49,7 +49,7 @@ def test_a_persona_slot_gets_the_value_and_an_exact_span_of_its_label() -> None:
     ]
     assert {span.source for span in filled.spans} == {SOURCE}
     assert filled.filled == [
-        {"slot": "[Your Name]", "field": "name"},
+        {"slot": "[Patient Name]", "field": "name"},
         {"slot": "[Company Name]", "field": "employer"},
         {"slot": "[Insert City]", "field": "city"},
     ]
@@ -78,6 +78,8 @@ def test_a_value_left_in_brackets_loses_them_without_a_span() -> None:
         "[Insert Wages and Salaries]",
         "[Calculate Tax Due]",
         "[Your Position]",
+        "[Your Name]",
+        "[Your Address]",
         "[Description of Services Provided]",
         "[Invoice Number 2]",
         "[Phone Number]",
@@ -91,7 +93,7 @@ def test_a_gap_or_a_slot_of_an_empty_field_stays_flagged(slot: str) -> None:
 
 
 def test_spans_stay_exact_around_odd_unicode_and_existing_spans_move() -> None:
-    text = "🎉 Zoë wrote [Your Name] ✍️ for 🏥 Acme Ltd and [Name] 👍."
+    text = "🎉 Zoë wrote [Full Name] ✍️ for 🏥 Acme Ltd and [Name] 👍."
     acme = text.index("Acme Ltd")
     inline = Span(acme, acme + len("Acme Ltd"), "ORGANIZATION", "llm_inline")
     filled = fill_slots(text, PERSONA, EN, [inline])
@@ -110,7 +112,7 @@ def test_a_planned_facts_placeholder_is_no_slot() -> None:
 
 
 def test_a_slot_inside_an_existing_span_is_left_alone() -> None:
-    text = "Signed [Your Name]"
+    text = "Signed [Full Name]"
     inline = Span(7, len(text), "PERSON", "llm_inline")
     assert fill_slots(text, PERSONA, EN, [inline]).text == text
 
@@ -118,7 +120,9 @@ def test_a_slot_inside_an_existing_span_is_left_alone() -> None:
 def test_italian_slot_words() -> None:
     words = load_language_pack("it").generation.slots
     persona = {"name": "Giulia Rossi", "address": "Via Roma 3, Lodi", "employer": "Comune di Lodi"}
-    text = "[Tuo nome]\n[indirizzo]\n[Inserisci il datore di lavoro]\n[Codice fiscale]\n[Nome 1]"
+    text = (
+        "[Nome completo]\n[indirizzo]\n[Inserisci il datore di lavoro]\n[Codice fiscale]\n[Nome 1]"
+    )
     filled = fill_slots(text, persona, words)
     assert (
         filled.text == "Giulia Rossi\nVia Roma 3, Lodi\n[Inserisci il datore di lavoro]\n"
@@ -154,7 +158,7 @@ def test_a_slot_word_under_two_fields_is_refused(tmp_path: Path) -> None:
 
 def test_documents_get_their_slots_filled_before_the_facts_are_placed(tmp_path: Path) -> None:
     letter = writer(lambda number, fact: fact)
-    backend = ScriptedBackend(lambda request: f"From [Your Name].\n\n{letter(request)}")
+    backend = ScriptedBackend(lambda request: f"From [Patient Name].\n\n{letter(request)}")
     paths = RunPaths(tmp_path)
     plan = PlanSpec(language="en", seed=3, disclosures=DisclosureSpec())
     generate_run(paths, DocumentsOptions(plan, n=4), backend)
@@ -162,8 +166,8 @@ def test_documents_get_their_slots_filled_before_the_facts_are_placed(tmp_path: 
     assert len(records) == 4
     for record in records:
         check_spans(record.text, record.spans, record_id=record.id)
-        assert "[Your Name]" not in record.text and "unfilled_slot" not in record.flags
-        assert record.meta["slots_filled"] == [{"slot": "[Your Name]", "field": "name"}]
+        assert "[Patient Name]" not in record.text and "unfilled_slot" not in record.flags
+        assert record.meta["slots_filled"] == [{"slot": "[Patient Name]", "field": "name"}]
         [signed] = [span for span in record.spans if span.source == SOURCE]
         assert record.text[signed.start : signed.end] == record.persona["name"]
         assert record.text.startswith(f"From {record.persona['name']}.")
