@@ -7,6 +7,7 @@ import json
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,16 @@ def test_the_facts_request_names_the_topic_and_the_count(language: str) -> None:
     assert pack.facts.categories["judicial"].topic in parts.instruction
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """Python's own Ctrl-C handler for one test: a shell that starts the tests in the
+    background ignores SIGINT, and Python then never turns it into KeyboardInterrupt."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_abandons_the_request_in_flight_and_a_rerun_loses_and_repeats_nothing(
     tmp_path: Path,
 ) -> None:
