@@ -145,13 +145,12 @@ def draw_disclosures(
         chosen.append(rng.choice(others))
     if spec.facts == "model":
         return tuple(Disclosure(name, "", "model") for name in chosen)
-    unused: dict[str, list[int]] = {}  # per category, the templates not drawn yet
+    unused: dict[str, list[int]] = {}
     disclosures = []
     for name in chosen:
         facts = pack.facts.categories[name]
-        left = unused.setdefault(name, list(range(len(facts.templates))))
-        index = left.pop(rng.randrange(len(left))) if left else rng.randrange(len(facts.templates))
-        text = fill_template(facts, facts.templates[index], persona.values, persona.gender, rng)
+        template = _draw_unused(unused, name, facts.templates, rng)
+        text = fill_template(facts, template, persona.values, persona.gender, rng)
         disclosures.append(Disclosure(name, text, "pack"))
     if spec.facts == "mixed":
         disclosures = [
@@ -173,16 +172,28 @@ def draw_non_disclosures(
     non-disclosure stream, so the facts of a plan do not change when these are added."""
     sensitive = pack.categories.sensitive
     count = rng.randint(0, spec.non_disclosures) if spec.non_disclosures else 0
-    unused: dict[str, list[Gendered]] = {}  # per category, the passages not drawn yet
+    unused: dict[str, list[int]] = {}
     passages = []
     for _ in range(count):
         name = category if category in sensitive else rng.choice(sensitive)
         facts = pack.facts.categories[name]
-        left = unused.setdefault(name, list(facts.non_disclosures))
-        template = left.pop(rng.randrange(len(left))) if left else rng.choice(facts.non_disclosures)
+        template = _draw_unused(unused, name, facts.non_disclosures, rng)
         text = fill_template(facts, template, persona.values, persona.gender, rng)
         passages.append(Disclosure(name, text, "pack"))
     return tuple(passages)
+
+
+def _draw_unused(
+    unused: dict[str, list[int]],
+    name: str,
+    templates: tuple[Gendered, ...],
+    rng: random.Random,
+) -> Gendered:
+    """A template of category `name` this document has not drawn yet (`unused` keeps the
+    indices left per category), or any once all were drawn."""
+    left = unused.setdefault(name, list(range(len(templates))))
+    index = left.pop(rng.randrange(len(left))) if left else rng.randrange(len(templates))
+    return templates[index]
 
 
 def check_non_disclosures(pack: LanguagePack, spec: DisclosureSpec) -> None:
