@@ -4,8 +4,8 @@
         --train bench/runs/qwen2.5-coder-1.5b-planned-en.parquet [...] [--sources planned] \
         [--fact-source pack|model] [--dev FILE | --dev-share 0.15] \
         --score bench/gold/gold-dev.jsonl \
-        [--sizes 50,100,200] [--unit clause] [--unit-cover 0.5] [--fill-unplanned 0.7] [--seed 0] \
-        [--refind]
+        [--sizes 50,100,200] [--unit clause] [--unit-cover 0.5] [--fill-unplanned 0.7] \
+        [--seed 0,1,2] [--refind] [--shapes narrative,layout,topic]
 
 The same trainer as `gen train --trainer encoder` (gen.train.encoder_trainer), called on
 records directly, so a learning curve over many training sets takes seconds once the token
@@ -20,6 +20,13 @@ stored, so stored runs follow a better finder without being written again.
 came from the other source: a run of `gen documents --facts mixed` holds both, so what each
 source's documents teach the detector compares within one run (a document with facts of
 both sources is left out of either; one without planned facts, `other`, stays in both).
+
+`--seed 0,1,2` trains once per hold-out seed and prints each, then the mean per scored file
+(one training scores every `--score` file: pass gold dev and test together). `--shapes`
+keeps the documents of those shapes (`meta.shape`: a layout's field facts keep their stored
+spans under `--refind`). Each score also splits the gold documents by whether their type has
+a layout skeleton in the pack (`by_skeleton`): the ones without are the check that layouts
+cannot have been fitted to.
 """
 
 from __future__ import annotations
@@ -30,8 +37,10 @@ import json
 import random
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
+from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
 from gen.core.records import Record, Span, check_spans
@@ -50,11 +59,14 @@ def read(
     sources: set[str] | None,
     refind: bool = False,
     fact_source: str | None = None,
+    shapes: set[str] | None = None,
 ) -> list[Record]:
     records = []
     for path in paths:
         for record in read_record_file(path, "records"):
             if fact_source and not no_fact_from_another_source(record, fact_source):
+                continue
+            if shapes and (record.meta or {}).get("shape", "narrative") not in shapes:
                 continue
             record = refound(record) if refind else record
             spans = [s for s in record.spans if sources is None or s.source in sources]
@@ -72,8 +84,13 @@ def refound(record: Record) -> Record:
     labels = {name: info.label for name, info in pack.categories.categories.items()}
     finder = FactFinder(pack.facts.finder, record.language)
     spans = [span for span in record.spans if span.source != SOURCE]
+    clauses = [fact for fact in facts if fact.get("form", "clause") == "clause"]
+    for fact in facts:  # a layout's field values: exact by construction, kept as stored
+        if fact.get("form", "clause") != "clause" and "start" in fact:
+            label = labels[fact["category"]]
+            spans.append(Span(fact["start"], fact["end"], label, SOURCE, "exact", 1.0))
     for fact, found in zip(
-        facts, finder.find(record.text, [f["text"] for f in facts]), strict=True
+        clauses, finder.find(record.text, [f["text"] for f in clauses]), strict=True
     ):
         if found:
             score, label = float(found.score), labels[fact["category"]]
@@ -81,6 +98,17 @@ def refound(record: Record) -> Record:
     spans.sort(key=lambda span: (span.start, span.end, span.source))
     check_spans(record.text, spans, record_id=record.id)
     return dataclasses.replace(record, spans=spans)
+
+
+def has_skeleton(record: Record) -> bool:
+    """Whether the record's document type has a layout skeleton in its language's pack: the
+    gold documents without one are the check that layouts cannot have been fitted to."""
+    pack = load_language_pack(record.language)
+    try:
+        layouts = pack.shapes.layouts
+    except UsageError:  # a pack without shapes.yaml
+        return False
+    return (record.doc_type or "").lower() in {name.lower() for name in layouts}
 
 
 def score(detector: Detector, gold: list[Record]) -> dict:
@@ -103,8 +131,23 @@ def score(detector: Detector, gold: list[Record]) -> dict:
         )
         for language in languages
     }
+    with_skeleton = [has_skeleton(r) for r in gold]
+    by_skeleton = {
+        name: round(
+            evaluate(
+                [r for r, has in zip(keep, with_skeleton, strict=True) if has == wanted],
+                [r for r, has in zip(pred, with_skeleton, strict=True) if has == wanted],
+            )
+            .groups["all"]
+            .token_scores.micro.f1,
+            3,
+        )
+        for name, wanted in (("with", True), ("without", False))
+        if wanted in with_skeleton
+    }
     return {
         "by_language": by_language,
+        "by_skeleton": by_skeleton,
         "micro_f1": round(report.token_scores.micro.f1, 3),
         "binary_p": round(report.token_binary.precision, 3),
         "binary_r": round(report.token_binary.recall, 3),
@@ -123,6 +166,9 @@ def main() -> None:
         default=None,
         help="train on the documents whose planned facts all came from this source",
     )
+    parser.add_argument(
+        "--shapes", default=None, help="train on documents of these shapes (narrative,layout,topic)"
+    )
     parser.add_argument("--dev", type=Path, nargs="*", default=None)
     parser.add_argument("--dev-share", type=float, default=0.15)
     parser.add_argument("--score", type=Path, nargs="+", required=True)
@@ -130,19 +176,16 @@ def main() -> None:
     parser.add_argument("--unit", default="clause")
     parser.add_argument("--unit-cover", type=float, default=0.5)
     parser.add_argument("--fill-unplanned", type=float, default=0.7)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", default="0", help="hold-out seeds, comma-separated: one line each, then the mean"
+    )
     parser.add_argument("--refind", action="store_true", help="find planned facts again")
     args = parser.parse_args()
 
     sources = set(args.sources.split(",")) if args.sources else None
-    train = read(args.train, sources, args.refind, args.fact_source)
-    random.Random(args.seed).shuffle(train)
-    if args.dev:
-        dev = read(args.dev, None)
-    else:
-        count = max(1, round(args.dev_share * len(train)))
-        dev, train = train[:count], train[count:]
-    gold = read(args.score, None)
+    shapes = set(args.shapes.split(",")) if args.shapes else None
+    records = read(args.train, sources, args.refind, args.fact_source, shapes)
+    golds = {path.name: read([path], None) for path in args.score}
     settings = TrainSettings(
         trainer="encoder",
         encoder=str(args.encoder),
@@ -151,19 +194,43 @@ def main() -> None:
         fill_unplanned=args.fill_unplanned,
         identifiers="none",
     )
-    sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [len(train)]
+    counts = Counter((r.meta or {}).get("shape", "narrative") for r in records)
+    print(f"train {len(records)} records {dict(counts)}, scored {list(golds)}; {vars(args)}")
+    results: dict[tuple[int, str], list[dict]] = {}
+    for seed in [int(s) for s in args.seed.split(",")]:
+        train = list(records)
+        random.Random(seed).shuffle(train)
+        if args.dev:
+            dev = read(args.dev, None)
+        else:
+            count = max(1, round(args.dev_share * len(train)))
+            dev, train = train[:count], train[count:]
+        sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [len(train)]
+        for size in sizes:
+            chosen = train[: min(size, len(train))]
+            for name, result in fit_and_score(chosen, dev, golds, settings).items():
+                result["seed"] = seed
+                results.setdefault((len(chosen), name), []).append(result)
+                print(json.dumps({"score": name, **result}))
+    for (size, name), runs in results.items():
+        print(json.dumps(mean_of(size, name, runs)))
+
+
+def fit_and_score(
+    chosen: list[Record], dev: list[Record], golds: dict[str, list[Record]], settings: TrainSettings
+) -> dict[str, dict]:
+    """Train on `chosen` (thresholds on `dev`), score every gold file."""
     trainer = EncoderTrainer()
-    print(f"train {len(train)} records, dev {len(dev)}, scored {len(gold)}; {vars(args)}")
-    for size in sizes:
-        chosen = train[: min(size, len(train))]
-        data = TrainingData(
-            Path("."), {}, {"train": chosen, "dev": dev, "test": []}, [r.id for r in chosen]
-        )
-        with tempfile.TemporaryDirectory() as scratch:
-            started = time.perf_counter()
-            info = trainer.fit(data, Path(scratch), settings, Path(scratch))
-            seconds = time.perf_counter() - started
-            result = score(trainer.load(Path(scratch), info), gold)
+    data = TrainingData(
+        Path("."), {}, {"train": chosen, "dev": dev, "test": []}, [r.id for r in chosen]
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        started = time.perf_counter()
+        info = trainer.fit(data, Path(scratch), settings, Path(scratch))
+        seconds = time.perf_counter() - started
+        detector = trainer.load(Path(scratch), info)
+        scored = {name: score(detector, gold) for name, gold in golds.items()}
+    for result in scored.values():
         result.update(
             documents=len(chosen),
             positive_units=info["train_positive_units"],
@@ -171,7 +238,26 @@ def main() -> None:
             thresholds=info["thresholds"],
             seconds=round(seconds, 1),
         )
-        print(json.dumps(result))
+    return scored
+
+
+def mean_of(size: int, name: str, runs: list[dict]) -> dict:
+    """The mean over hold-out seeds of the headline figures."""
+    keys = ("micro_f1", "binary_p", "binary_r")
+    mean = {key: round(sum(r[key] for r in runs) / len(runs), 3) for key in keys}
+    labels = runs[0]["per_label"]
+    per_label = {
+        k: round(sum(r["per_label"].get(k, 0.0) for r in runs) / len(runs), 3) for k in labels
+    }
+    spread = [r["micro_f1"] for r in runs]
+    return {
+        "mean_of_seeds": [r["seed"] for r in runs],
+        "score": name,
+        "documents": size,
+        **mean,
+        "range": [min(spread), max(spread)],
+        "per_label": per_label,
+    }
 
 
 if __name__ == "__main__":

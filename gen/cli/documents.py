@@ -33,6 +33,7 @@ from gen.generate.options import DocumentsOptions
 from gen.generate.plan import ALL, PlanSpec
 from gen.generate.records import STAGE
 from gen.generate.run import run
+from gen.generate.shapes import ShapeSpec
 from gen.generate.summary import NOTHING_TO_DO, DocumentsSummary
 
 plan_options = compose_options(
@@ -115,6 +116,23 @@ plan_options = compose_options(
         help="Each document also includes 0 to this many passages on a sensitive topic that "
         "disclose nothing about anyone (hard negatives from facts.yaml; never labeled).",
     ),
+    click.option(
+        "--layout-share",
+        type=click.FloatRange(0.0, 1.0),
+        default=0.0,
+        show_default=True,
+        help="With --disclosures planned: share of documents whose type has a skeleton in "
+        "shapes.yaml that the program fills (fields, facts as field values); the model writes "
+        "only their notes (in whole percent).",
+    ),
+    click.option(
+        "--topic-share",
+        type=click.FloatRange(0.0, 1.0),
+        default=0.0,
+        show_default=True,
+        help="Share of documents about a category's topic that disclose nothing about anyone "
+        "(shapes.yaml topics; no spans; in whole percent).",
+    ),
 )
 
 #: Options that only mean something with --disclosures planned.
@@ -135,7 +153,15 @@ def plan_spec(kwargs: dict[str, Any]) -> PlanSpec:
         doc_type=kwargs["doc_type"],
         seed=kwargs["seed"],
         disclosures=_disclosures(kwargs),
+        shapes=_shapes(kwargs),
     )
+
+
+def _shapes(kwargs: dict[str, Any]) -> ShapeSpec | None:
+    """None when every document is a narrative (the plan key stays as before)."""
+    if not (kwargs["layout_share"] or kwargs["topic_share"]):
+        return None
+    return ShapeSpec(layout_share=kwargs["layout_share"], topic_share=kwargs["topic_share"])
 
 
 def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
@@ -229,6 +255,9 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
         f"({summary.new_accepted} new, {summary.tokens_per_second:.1f} tokens/s) "
         f"in {paths.documents}"
     )
+    if set(summary.shapes) - {"narrative"}:
+        shapes = ", ".join(f"{shape} {count}" for shape, count in sorted(summary.shapes.items()))
+        click.echo(f"new documents by shape: {shapes}")
     rejected = ", ".join(f"{reason} {count}" for reason, count in summary.rejected.most_common())
     if rejected:
         click.echo(f"rejected (kept in {paths.rejects(STAGE)}): {rejected}")

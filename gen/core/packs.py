@@ -25,6 +25,7 @@ from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
 from gen.core.pack_quality import QUALITY_FILE, QualityPrompts
+from gen.core.pack_shapes import Shapes
 from gen.core.placeholders import check_placeholders
 from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
@@ -202,6 +203,25 @@ class LanguagePack:
                 f"or one of {', '.join(self.formats.formats)} (prompts/formats.yaml)"
             )
         return prompts
+
+    @cached_property
+    def shapes(self) -> Shapes:
+        """`shapes.yaml`, loaded when first asked for: only layout and topic-only documents
+        need it (`gen documents --layout-share`, `--topic-share`); checked against the
+        pack's categories, document types and fact value lists."""
+        path = self.folder / "shapes.yaml"
+        if not path.is_file():
+            raise UsageError(
+                f"{path}: not found; layout and topic-only documents need the pack's "
+                "shapes.yaml (docs/generation.md, document shapes)"
+            )
+        shapes = load_model(path, Shapes)
+        doc_types = {t.name for prompts in self.taxonomy.values() for t in prompts.doc_types}
+        try:
+            shapes.check_against(self.categories.sensitive, doc_types)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+        return shapes
 
     def doc_types(self, category: str) -> list[DocType]:
         return self.taxonomy[category].doc_types

@@ -259,6 +259,7 @@ class DocumentCall:
             summary.flagged.update(judgement.record.flags)
             filled = judgement.record.meta.get("slots_filled", [])
             summary.slots_filled.update(slot["field"] for slot in filled)
+            summary.shapes[judgement.record.meta["shape"]] += 1
             bar.advance(1)
         bar.update(
             tok_s=f"{summary.tokens_per_second:.1f}", rejected=sum(summary.rejected.values())
@@ -286,6 +287,7 @@ class DocumentCall:
             "ctx_truncated": summary.ctx_truncated,
             "flagged": dict(summary.flagged),
             "slots_filled": dict(summary.slots_filled),
+            "shapes": dict(summary.shapes),
             "completion_tokens": summary.completion_tokens,
             "generation_seconds": round(summary.generation_seconds, 2),
             "wall_seconds": round(summary.wall_seconds, 2),

@@ -120,6 +120,9 @@ class Disclosure:
     category: str
     text: str
     source: FactSource
+    #: `clause` (the writer writes it) or `field` (a layout document's program-filled field
+    #: value, `gen.generate.shapes`).
+    form: str = "clause"
 
     def with_text(self, text: str) -> Disclosure:
         return dataclasses.replace(self, text=text)
@@ -267,7 +270,7 @@ def writer_parts(
     added to the instruction."""
     writer = pack.facts.writer
     blocks = [parts.instruction]
-    if disclosures:
+    if any(disclosure.form == "clause" for disclosure in disclosures):
         blocks.append(_facts_block(pack, style, persona, disclosures))
     if non_disclosures:
         lines = [
@@ -287,7 +290,8 @@ def _facts_block(
 ) -> str:
     writer = pack.facts.writer
     lines = []
-    for number, disclosure in enumerate(disclosures, 1):
+    clauses = [disclosure for disclosure in disclosures if disclosure.form == "clause"]
+    for number, disclosure in enumerate(clauses, 1):
         fields = {**persona, "fact": disclosure.text, "number": number}
         if style == "placeholder":
             lines.append(writer.placeholder_line.format(**fields, placeholder=placeholder(number)))

@@ -97,6 +97,14 @@ def draw_persona(locale: str, config: PersonaConfig, seed: int) -> Persona:
     return Persona(values, gender, doctor_gender)
 
 
+def other_person(locale: str, seed: int) -> tuple[str, str]:
+    """Name and e-mail address of someone else (a recipient, a partner, an officer): drawn
+    apart from the persona, so personas stay as they were."""
+    fake = _faker(locale, seed)
+    first_name, last_name = _names(fake, fake.random_element(GENDERS))
+    return f"{first_name} {last_name}", fake.email()
+
+
 def _names(fake: Faker, gender: Gender) -> tuple[str, str]:
     if gender == "female":
         return fake.first_name_female(), fake.last_name_female()

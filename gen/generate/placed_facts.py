@@ -51,8 +51,17 @@ class FactPlacer:
         self.finder = FactFinder(pack.facts.finder, pack.code)
         self.labels = {name: info.label for name, info in pack.categories.categories.items()}
 
-    def place(self, record: Record, item: PlanItem, facts: WrittenFacts | None) -> Record:
-        """The document with its facts' spans, `meta.disclosures` and flag."""
+    def place(
+        self,
+        record: Record,
+        item: PlanItem,
+        facts: WrittenFacts | None,
+        fields: dict[int, tuple[int, int]] | None = None,
+    ) -> Record:
+        """The document with its facts' spans, `meta.disclosures` and flag; `fields`: the
+        offsets of a layout document's field facts (by fact index), exact by construction,
+        while its clause facts are found like any others."""
+        fields = fields or {}
         texts = [disclosure.text for disclosure in item.disclosures]
         text, unknown = record.text, []
         if self.spec.style == "placeholder":
@@ -63,7 +72,11 @@ class FactPlacer:
                 for found in substituted.places
             ]
         else:
-            places = [[found] if found else [] for found in self.finder.find(text, texts)]
+            clauses = [i for i in range(len(texts)) if i not in fields]
+            found_clauses = self.finder.find(text, [texts[i] for i in clauses])
+            found_at = dict(zip(clauses, found_clauses, strict=True))
+            found_at.update({i: Found(*fields[i], EXACT, 1.0) for i in fields})
+            places = [[found_at[i]] if found_at[i] else [] for i in range(len(texts))]
         spans = list(record.spans)
         planned = []
         for disclosure, found in zip(item.disclosures, places, strict=True):
@@ -113,6 +126,8 @@ def _fact_meta(disclosure: Disclosure, found: list[Found]) -> dict[str, Any]:
         "text": disclosure.text,
         "source": disclosure.source,
     }
+    if disclosure.form != "clause":
+        fact["form"] = disclosure.form
     if not found:
         return {**fact, "found": MISSING}
     first = found[0]

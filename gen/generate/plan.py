@@ -32,6 +32,18 @@ from gen.generate.disclosures import (
     writer_parts,
 )
 from gen.generate.personas import Persona, draw_persona
+from gen.generate.shapes import (
+    LAYOUT,
+    NARRATIVE,
+    TOPIC,
+    Frame,
+    ShapeSpec,
+    check_shapes,
+    draw_shape,
+    layout_item,
+    shape_rng,
+    topic_item_parts,
+)
 
 ALL = "all"
 
@@ -46,11 +58,14 @@ class PlanSpec:
     seed: int = 0
     #: Planned disclosures (`--disclosures planned`); None: the model writes freely.
     disclosures: DisclosureSpec | None = None
+    #: Shares of layout and topic-only documents (`--layout-share`, `--topic-share`).
+    shapes: ShapeSpec | None = None
 
     @property
     def key(self) -> str:
         """Prefix of every item id of this plan (ids stay readable in file listings)."""
-        return f"{self.draw_key}-{self.disclosures.key}" if self.disclosures else self.draw_key
+        key = f"{self.draw_key}-{self.disclosures.key}" if self.disclosures else self.draw_key
+        return key + (self.shapes.key if self.shapes else "")
 
     @property
     def draw_key(self) -> str:
@@ -78,6 +93,10 @@ class PlanItem:
     disclosures: tuple[Disclosure, ...] = ()
     #: Passages on a sensitive topic that disclose nothing (`--non-disclosures`).
     non_disclosures: tuple[Disclosure, ...] = ()
+    #: `narrative`, `layout` or `topic` (`gen.generate.shapes`).
+    shape: str = NARRATIVE
+    #: A layout document's filled skeleton; the model writes its notes.
+    frame: Frame | None = None
 
 
 def _slug(text: str) -> str:
@@ -124,6 +143,7 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
     if spec.disclosures is not None:
         pack.facts  # noqa: B018 (loaded and checked now, not at the first document)
         check_non_disclosures(pack, spec.disclosures)
+    check_shapes(pack, spec.shapes, spec.disclosures)
 
 
 def prompt_parts(
@@ -219,11 +239,7 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         disclosures = draw_disclosures(pack, spec.disclosures, category, persona, draws)
         draws = disclosure_rng(spec.seed, spec.draw_key, index, "non-disclosures")
         non_disclosures = draw_non_disclosures(pack, spec.disclosures, category, persona, draws)
-        if not asked_of_model(disclosures):
-            parts = writer_parts(
-                pack, spec.disclosures.style, parts, persona.values, disclosures, non_disclosures
-            )
-    return PlanItem(
+    item = PlanItem(
         index=index,
         id=f"{spec.key}-{index:06d}",
         category=category,
@@ -236,6 +252,55 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
         parts=parts,
         disclosures=disclosures,
         non_disclosures=non_disclosures,
+    )
+    item = shaped(pack, spec, item, persona)
+    if spec.disclosures is not None and not asked_of_model(item.disclosures):
+        parts = writer_parts(
+            pack,
+            spec.disclosures.style,
+            item.parts,
+            persona.values,
+            item.disclosures,
+            item.non_disclosures,
+        )
+        item = dataclasses.replace(item, parts=parts)
+    return item
+
+
+def shaped(pack: LanguagePack, spec: PlanSpec, item: PlanItem, persona: Persona) -> PlanItem:
+    """The item in its shape (`gen.generate.shapes`): a narrative as it is, a topic-only
+    document with its own type and prompt and no facts, a layout document with its
+    skeleton filled, its field facts, and a prompt for the notes alone."""
+    rng = shape_rng(spec.seed, spec.draw_key, item.index)
+    shape = draw_shape(
+        spec.shapes, pack, item.category, item.doc_type, rng, spec.disclosures is not None
+    )
+    if shape == TOPIC:
+        doc_type, words, parts = topic_item_parts(pack, persona, item.category, rng)
+        return dataclasses.replace(
+            item,
+            shape=shape,
+            doc_type=doc_type,
+            doc_kind=TOPIC,
+            words=words,
+            parts=parts,
+            disclosures=(),
+            non_disclosures=(),
+        )
+    if shape != LAYOUT:
+        return item
+    frame, layout, disclosures = layout_item(pack, persona, item.doc_type, item.disclosures, rng)
+    values = {
+        **persona.placeholders(pack.language.gendered),
+        "notes": layout.notes,
+        "doc_type": item.doc_type,
+        "words": layout.words,
+    }
+    parts = dataclasses.replace(
+        item.parts, instruction=pack.shapes.notes_instruction.format(**values)
+    )
+    return dataclasses.replace(
+        item, shape=shape, frame=frame, words=layout.words, parts=parts, disclosures=disclosures
     )
 
 

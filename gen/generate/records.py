@@ -21,6 +21,7 @@ from gen.generate.model_facts import FACTS_FAILED, WrittenFacts
 from gen.generate.placed_facts import FactPlacer
 from gen.generate.plan import PlanItem, PlanSpec
 from gen.generate.postprocess import clean_document, template_slots
+from gen.generate.shapes import Frame
 from gen.generate.slots import fill_slots
 from gen.generate.summary import CTX_TRUNCATED, UNFILLED_SLOT
 from labeling.planned import META_KEY
@@ -98,6 +99,8 @@ def document_record(
             "completion_tokens": completion.completion_tokens,
             "seconds": round(completion.seconds, 3),
             "cleanup": removed,
+            "shape": item.shape,
+            **({"layout": item.frame.layout} if item.frame else {}),
         },
     )
 
@@ -156,8 +159,11 @@ def judge(
     if inline:
         record = inline.written(record)
     record = filled(record, generation)
+    written, fields = record.text, {}
+    if item.frame is not None:
+        record, fields = framed(record, item.frame)
     if placer and item.disclosures:
-        record = placer.place(record, item, answer.facts)
+        record = placer.place(record, item, answer.facts, fields)
     if answer.ctx_truncated:
         record.flags.append(CTX_TRUNCATED)
     slots = template_slots(record.text)
@@ -165,9 +171,9 @@ def judge(
         record.flags.append(UNFILLED_SLOT)
         record.meta["slots"] = slots
     refusal = rejection(
-        record.text,
+        written,  # a layout document's notes: its frame is the program's
         language=spec.language,
-        min_chars=generation.checks.min_chars,
+        min_chars=item.frame.min_chars if item.frame else generation.checks.min_chars,
         duplicates=duplicates,
         chatter=generation.chatter,
     )
@@ -175,8 +181,18 @@ def judge(
         refusal = placer.refusal(record)
     if refusal:
         return Judgement(rejected(record, completion.text, refusal), refusal, len(record.text))
-    duplicates.add(record.text)
+    duplicates.add(written)
     return Judgement(record, None, len(record.text))
+
+
+def framed(record: Record, frame: Frame) -> tuple[Record, dict[int, tuple[int, int]]]:
+    """A layout document: the model's notes in their filled skeleton, the notes' spans
+    moved with them, and where each field fact's value is."""
+    text, fields = frame.assemble(record.text)
+    shift = len(frame.before)
+    spans = [dataclasses.replace(s, start=s.start + shift, end=s.end + shift) for s in record.spans]
+    check_spans(text, spans, record_id=record.id)
+    return dataclasses.replace(record, text=text, spans=spans), fields
 
 
 def failed_request(

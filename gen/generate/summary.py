@@ -65,6 +65,8 @@ class DocumentsSummary:
     flagged: Counter[str] = field(default_factory=Counter)
     #: Slots of this call's accepted documents filled, by persona field or `unbracketed`.
     slots_filled: Counter[str] = field(default_factory=Counter)
+    #: Accepted documents of this call by shape (narrative, layout, topic).
+    shapes: Counter[str] = field(default_factory=Counter)
     evidence: dict[str, RejectEvidence] = field(default_factory=dict)
     completion_tokens: int = 0
     generation_seconds: float = 0.0

@@ -1,0 +1,126 @@
+"""`prompts/<language>/shapes.yaml`: documents in the shapes where sensitive data lives.
+
+A narrative (the writer's prose, facts as clauses) is one shape. Real records hold most of
+their facts elsewhere: as field values of forms, certificates and registers, in the headers
+and bodies of e-mails, and around them text on the same topics that discloses nothing about
+anyone. This file is the language data of two more shapes (`gen.generate.shapes`):
+
+- `layout`: skeletons of a document type, which the program fills (persona fields, a
+  reference, a date, and planned facts in field form: "Diagnosis: type 1 diabetes"), while
+  the model writes only the free-text part (`{notes}`) around the facts left as clauses;
+- `topic`: documents about a category's topic that disclose nothing about any person (a
+  clinic's leaflet, a party programme), the hard negatives the thesis took from Wikipedia,
+  written by the model from the subjects listed here.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from gen.core.placeholders import check_placeholders, template_pieces
+from gen.core.records import PERSONA_FIELDS
+from gen.core.yamlio import StrictModel
+
+#: Values a skeleton may use besides the persona's fields.
+PROGRAM_SLOTS = ("date", "ref", "other_name", "other_email")
+#: Where the field facts go, and where the model's text goes.
+FIELDS_SLOT, NOTES_SLOT = "fields", "notes"
+
+
+class FieldForm(StrictModel):
+    """A fact as a form shows it: a field label and the values a form writes there
+    ("Diagnosis" / "E11 Type 2 diabetes mellitus"): field values are shorter than clauses,
+    often codes or ticked options, so they have lists of their own."""
+
+    label: str = Field(min_length=1)
+    values: tuple[str, ...] = Field(min_length=1)
+
+
+class Layout(StrictModel):
+    """One skeleton of a document type."""
+
+    #: The document with {persona fields}, {date}, {ref}, {other_name}, {other_email},
+    #: {fields} (the field facts, one `field_line` each) and {notes} (the model's text).
+    text: str = Field(min_length=1)
+    #: What the model writes for {notes}, as the instruction names it ("the GP's notes of
+    #: the last consultation").
+    notes: str = Field(min_length=1)
+    #: About how many words the notes run to.
+    words: int = Field(ge=10, le=1500)
+
+    @model_validator(mode="after")
+    def _known_slots(self) -> Layout:
+        slots = [name for _, name in template_pieces(self.text) if name is not None]
+        allowed = {*PERSONA_FIELDS, *PROGRAM_SLOTS, FIELDS_SLOT, NOTES_SLOT}
+        unknown = sorted(set(slots) - allowed)
+        if unknown:
+            raise ValueError(
+                f"unknown slot {{{unknown[0]}}}; expected persona fields, "
+                f"{', '.join(PROGRAM_SLOTS)}, {FIELDS_SLOT} or {NOTES_SLOT}"
+            )
+        if slots.count(NOTES_SLOT) != 1 or slots.count(FIELDS_SLOT) > 1:
+            raise ValueError("a skeleton holds {notes} once and {fields} at most once")
+        return self
+
+
+class Topic(StrictModel):
+    """A topic-only document: its type and what it is about."""
+
+    type: str = Field(min_length=1)
+    subject: str = Field(min_length=1)
+
+
+class Shapes(StrictModel):
+    #: The date format of {date} (strftime).
+    date_format: str = Field(min_length=2)
+    #: How a field fact is written in {fields}.
+    field_line: str = "{label}: {value}"
+
+    @model_validator(mode="after")
+    def _instruction_slots(self) -> Shapes:
+        check_placeholders(self.notes_instruction, {*PERSONA_FIELDS, "notes", "doc_type", "words"})
+        check_placeholders(self.topic_instruction, {*PERSONA_FIELDS, "type", "subject", "words"})
+        return self
+
+    @model_validator(mode="after")
+    def _field_line(self) -> Shapes:
+        line = self.field_line
+        if (
+            line.count("{value}") != 1
+            or line.count("{label}") != 1
+            or (line.index("{label}") > line.index("{value}"))
+        ):
+            raise ValueError("field_line holds {label} once, then {value} once")
+        return self
+
+    #: Per sensitive category, the forms its facts take as field values.
+    fields: dict[str, tuple[FieldForm, ...]]
+    #: Per document type name of taxonomy.yaml, its skeletons.
+    layouts: dict[str, tuple[Layout, ...]]
+    #: Asks the model for the notes of a layout document; placeholders: {notes}, {doc_type},
+    #: {words}, the persona's fields. The clause facts follow, as facts.yaml's writer asks.
+    notes_instruction: str = Field(min_length=1)
+    #: Per category, the subjects of topic-only documents.
+    topics: dict[str, tuple[Topic, ...]]
+    #: Asks the model for a topic-only document; placeholders: {type}, {subject}, {words},
+    #: {city}.
+    topic_instruction: str = Field(min_length=1)
+    #: About how many words a topic-only document runs to.
+    topic_words: int = Field(250, ge=30, le=1500)
+    #: Notes shorter than this (characters) are rejected (`too_short`).
+    min_notes_chars: int = Field(60, ge=1)
+
+    def check_against(self, categories: list[str], doc_types: set[str]) -> None:
+        """ValueError naming the first thing the other pack files do not define: a category
+        without field forms or topics, a layout of an unknown document type."""
+        for category in categories:
+            if not self.fields.get(category):
+                raise ValueError(f"fields: no field forms for the category {category!r}")
+            if not self.topics.get(category):
+                raise ValueError(f"topics: no topic list for the category {category!r}")
+        for name in self.layouts:
+            if name not in doc_types:
+                raise ValueError(f"layouts: {name!r} is no document type of taxonomy.yaml")
+        for category in (*self.fields, *self.topics):
+            if category not in categories:
+                raise ValueError(f"unknown sensitive category {category!r}")

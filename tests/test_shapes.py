@@ -1,0 +1,185 @@
+"""Document shapes: layouts the program fills (field facts exact by construction, the model
+writing only the notes) and topic-only documents (no facts, no spans)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fakes import ScriptedBackend
+from planned_fakes import writer
+
+from gen.cli import main
+from gen.core.errors import ConfigError, UsageError
+from gen.core.packs import load_language_pack, prompts_root
+from gen.core.runs import RunPaths
+from gen.core.store import RecordTable
+from gen.generate.disclosures import DisclosureSpec
+from gen.generate.options import DocumentsOptions
+from gen.generate.plan import PlanSpec, plan_item, validate_spec
+from gen.generate.run import run as generate_run
+from gen.generate.shapes import FIELD, LAYOUT, NARRATIVE, TOPIC, ShapeSpec
+
+LANGUAGES = ("en", "it", "de", "es", "fr")
+
+
+def spec(language: str = "en", layout: float = 0.0, topic: float = 0.0, **kw: object) -> PlanSpec:
+    shapes = ShapeSpec(layout_share=layout, topic_share=topic) if layout or topic else None
+    return PlanSpec(language=language, seed=3, disclosures=DisclosureSpec(**kw), shapes=shapes)
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_language_pack("en")
+
+
+def test_shapes_leave_the_other_items_of_the_plan_as_they_were(pack) -> None:
+    plain, shaped = spec(), spec(layout=0.5, topic=0.2)
+    assert shaped.key == plain.key + "-l50-t20"
+    shapes = set()
+    for index in range(60):
+        before, after = plan_item(pack, plain, index), plan_item(pack, shaped, index)
+        assert after == plan_item(pack, shaped, index)  # deterministic
+        assert (before.persona, before.seed, before.category) == (
+            after.persona,
+            after.seed,
+            after.category,
+        )
+        if after.shape == NARRATIVE:
+            assert dataclasses.replace(after, id=before.id) == before
+        shapes.add(after.shape)
+    assert shapes == {NARRATIVE, LAYOUT, TOPIC}
+
+
+def test_every_skeleton_of_every_pack_fills_with_exact_field_values() -> None:
+    for language in LANGUAGES:
+        pack = load_language_pack(language)
+        planned = spec(language, layout=1.0, topic=0.1)
+        validate_spec(pack, planned)
+        layouts = set()
+        for index in range(400):
+            item = plan_item(pack, planned, index)
+            if item.shape != LAYOUT:
+                continue
+            assert item.frame is not None
+            layouts.add((item.doc_type, item.frame.layout))
+            notes = "Notes written by the model."
+            text, fields = item.frame.assemble(notes)
+            assert notes in text and "{" not in text and "[" not in text
+            for index_, (start, end) in fields.items():
+                fact = item.disclosures[index_]
+                assert fact.form == FIELD and text[start:end] == fact.text
+            assert item.words < 200  # the model writes the notes only
+            clause_facts = [fact for fact in item.disclosures if fact.form != FIELD]
+            for fact in clause_facts:
+                assert fact.text in item.parts.instruction
+            for index_ in fields:
+                assert f"- {item.persona['name']} {item.disclosures[index_].text}" not in (
+                    item.parts.instruction
+                )
+        every = {
+            (name, number)
+            for name, skeletons in pack.shapes.layouts.items()
+            for number in range(len(skeletons))
+            if any(t.name == name for c in pack.taxonomy.values() for t in c.doc_types)
+        }
+        missing = every - layouts
+        assert len(missing) <= len(every) // 4, (language, sorted(missing))
+
+
+def test_topic_documents_have_no_facts_and_their_own_prompt(pack) -> None:
+    planned = spec(topic=1.0, non_disclosures=2)
+    for index in range(14):
+        item = plan_item(pack, planned, index)
+        if item.category == "other":  # discloses nothing already: never a topic document
+            assert item.shape == NARRATIVE
+            continue
+        assert item.shape == TOPIC and item.doc_kind == TOPIC
+        assert item.disclosures == () and item.non_disclosures == ()
+        assert item.persona["name"] not in item.parts.instruction
+        assert "must not name or describe any" in item.parts.instruction
+
+
+def layout_writer():
+    """A notes writer: every planned clause fact in a sentence, and a line of its own."""
+    facts_writer = writer(lambda _number, fact: fact)
+
+    def reply(request):
+        return facts_writer(request).replace("Report of the visit.", "Seen today in clinic.")
+
+    return reply
+
+
+def test_layout_and_topic_documents_are_written_stored_and_counted(tmp_path: Path) -> None:
+    paths = RunPaths(tmp_path)
+    options = DocumentsOptions(spec(layout=1.0, topic=0.3), n=14)
+    backend = ScriptedBackend(layout_writer())
+    generate_run(paths, options, backend)
+    records = RecordTable(paths.documents).read()
+    assert len(records) == 14
+    by_shape = {shape: [r for r in records if r.meta["shape"] == shape] for shape in SHAPES_SEEN}
+    assert by_shape[TOPIC] and by_shape[LAYOUT]
+    for record in by_shape[TOPIC]:
+        assert record.spans == [] and record.doc_type not in {"Email", "Medical records"}
+    fields = 0
+    for record in by_shape[LAYOUT]:
+        assert record.text.startswith(record.text.split("\n")[0]) and "Seen today" in record.text
+        for fact in record.meta["disclosures"]["planned"]:
+            if fact.get("form") == FIELD:
+                fields += 1
+                assert fact["found"] == "exact"
+                assert record.text[fact["start"] : fact["end"]] == fact["text"]
+                assert any(
+                    s.start == fact["start"] and s.end == fact["end"] and s.source == "planned"
+                    for s in record.spans
+                )
+    assert fields >= 3
+    [plan] = json.loads(paths.manifest("documents").read_text())["plans"].values()
+    shapes = plan["runs"][-1]["shapes"]
+    assert sum(shapes.values()) == 14 and shapes.get(TOPIC) == len(by_shape[TOPIC])
+    # the model wrote only the notes: its token budget is the notes' words
+    limits = {r.meta["max_tokens"] for r in by_shape[LAYOUT]}
+    assert max(limits) < 400
+
+
+SHAPES_SEEN = (NARRATIVE, LAYOUT, TOPIC)
+
+
+def test_bad_shapes_are_refused_with_one_line(pack, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="--layout-share needs --disclosures planned"):
+        validate_spec(pack, PlanSpec(language="en", shapes=ShapeSpec(layout_share=0.5)))
+    with pytest.raises(UsageError, match="--layout-share needs --fact-style inline"):
+        validate_spec(pack, spec(layout=0.5, style="placeholder"))
+    with pytest.raises(UsageError, match=r"--topic-share 0\.005"):
+        ShapeSpec(topic_share=0.005)
+    root = tmp_path / "prompts"
+    shutil.copytree(prompts_root(None), root)
+    shapes = root / "en" / "shapes.yaml"
+    original = shapes.read_text(encoding="utf-8")
+    shapes.write_text(
+        original.replace("        {notes}\n", "        {nots}\n", 1), encoding="utf-8"
+    )
+    with pytest.raises(ConfigError, match=r"shapes\.yaml.*unknown slot \{nots\}"):
+        validate_spec(load_language_pack("en", root), spec(layout=0.5))
+    start = original.index("  ethnic:\n    - {type:")
+    shapes.write_text(original[:start], encoding="utf-8")
+    with pytest.raises(ConfigError, match="no topic list for the category 'ethnic'"):
+        validate_spec(load_language_pack("en", root), spec(topic=0.5))
+    shapes.unlink()
+    with pytest.raises(UsageError, match=r"shapes\.yaml: not found"):
+        validate_spec(load_language_pack("en", root), spec(topic=0.5))
+    validate_spec(load_language_pack("en", root), spec())  # without shapes: fine
+
+
+def test_the_cli_takes_the_shares() -> None:
+    refused = CliRunner().invoke(main, ["plan", "--layout-share", "0.5"])
+    assert refused.exit_code == 2
+    assert "--layout-share needs --disclosures planned" in refused.output
+    args = ["plan", "--n", "8", "--show", "8", "--disclosures", "planned", "--topic-share", "0.5"]
+    shown = CliRunner().invoke(main, [*args, "--layout-share", "1"])
+    assert shown.exit_code == 0, shown.output
+    assert "-l100-t50" in shown.output and "must not name or describe any" in shown.output
