@@ -27,7 +27,7 @@ from typing import ClassVar
 from gen.core.record_files import BOM, read_text_file_as_written
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import gold_span, tool_record
+from gen.importing.annotated import gold_span, refuse_other_encoding, tool_record
 from gen.review.offsets import OffsetMap, anchor_ranges
 
 #: First characters of brat's other annotation lines.
@@ -90,6 +90,7 @@ class BratReader:
 
 
 def _decode(path: Path) -> str:
+    refuse_other_encoding(path, "a BRAT .ann")
     try:
         return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:

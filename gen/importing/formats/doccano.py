@@ -22,7 +22,13 @@ from typing import Any, ClassVar
 from gen.core.record_files import jsonl_rows
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import first_json_line, gold_span, is_offset, tool_record
+from gen.importing.annotated import (
+    first_json_line,
+    gold_span,
+    is_offset,
+    refuse_other_encoding,
+    tool_record,
+)
 
 EXPECTED = (
     'doccano\'s JSONL export: {"text": "...", "label": [[start, end, "LABEL"], ...]} or '
@@ -49,6 +55,7 @@ class DoccanoReader:
         )
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
+        refuse_other_encoding(path, "doccano's JSONL export")
         records = []
         for line, row in jsonl_rows(path, str(path), EXPECTED):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):

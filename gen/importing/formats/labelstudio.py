@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from gen.core.errors import GenError
 from gen.core.records import Record
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import choose, is_offset, tool_record
+from gen.importing.annotated import choose, is_offset, refuse_other_encoding, tool_record
 from gen.review.gold import DISAGREEMENT_FLAG, Annotation, read_annotation
 from gen.review.offsets import OffsetMap
 from gen.review.tasks import ID_KEY, RECORD_KEYS
@@ -66,6 +66,7 @@ class LabelStudioReader:
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
+    refuse_other_encoding(path, "Label Studio's JSON export")
     try:
         items = json.loads(path.read_bytes().decode("utf-8-sig"))
     except UnicodeDecodeError as exc:

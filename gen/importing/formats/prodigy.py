@@ -26,7 +26,14 @@ from gen.core.errors import GenError
 from gen.core.record_files import jsonl_rows
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import choose, first_json_line, gold_span, is_offset, tool_record
+from gen.importing.annotated import (
+    choose,
+    first_json_line,
+    gold_span,
+    is_offset,
+    refuse_other_encoding,
+    tool_record,
+)
 from gen.review.gold import DISAGREEMENT_FLAG
 from gen.review.offsets import OffsetMap, anchor
 
@@ -52,6 +59,7 @@ class ProdigyReader:
         )
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
+        refuse_other_encoding(path, "Prodigy's JSONL")
         groups: dict[Any, list[Line]] = {}
         for line, row in jsonl_rows(path, str(path), EXPECTED):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
