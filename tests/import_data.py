@@ -46,15 +46,16 @@ def read(
     label_map: Path | None = LABEL_MAP,
     drop_unmapped: bool = False,
     allow_unknown: bool = False,
+    overlaps: str = "refuse",
+    refused: list[Record] | None = None,
     **defaults: str,
 ) -> tuple[dict[str, Record], Counter[str]]:
     notes: Counter[str] = Counter()
     rules = LabelRules.of(
         label_map=label_map, drop_unmapped=drop_unmapped, allow_unknown=allow_unknown
     )
-    records = read_files(
-        [path], target, RecordDefaults(**defaults), format_name, rules=rules, notes=notes
-    )
+    records = read_files([path], target, RecordDefaults(**defaults), format_name, rules=rules,
+                         notes=notes, overlaps=overlaps, refused=refused)  # fmt: skip
     return {record.id: record for record in records}, notes
 
 

@@ -75,6 +75,7 @@ def test_drop_unmapped_leaves_out_and_counts_unknown_labels() -> None:
         "spans of unmapped label PER left out": 2,
         "spans of unmapped label LOC left out": 1,
         "spans of unmapped label DIAGNOSIS left out": 1,
+        "records imported as gold without spans: none in the file": 1,
     }
 
 
@@ -96,7 +97,10 @@ def test_gen_formats_follow_the_same_label_rule(tmp_path: Path) -> None:
     kept, _ = read(path, label_map=None, allow_unknown=True)
     assert spans(kept["g"]) == [("Anna", "PER")]
     dropped, notes = read(path, label_map=None, drop_unmapped=True)
-    assert spans(dropped["g"]) == [] and notes == {"spans of unmapped label PER left out": 1}
+    assert spans(dropped["g"]) == [] and notes == {
+        "spans of unmapped label PER left out": 1,
+        "records imported as gold without spans: every span left out by the label rules": 1,
+    }
     mapped, _ = read(path)
     assert spans(mapped["g"]) == [("Anna", "PERSON")]
 

@@ -45,6 +45,7 @@ def test_label_studio_takes_the_latest_annotation_and_converts_utf16_offsets() -
         "choices results ignored": 1,
         "tasks whose annotators disagree (flagged review_disagreement)": 1,
         "spans of label MISC left out (mapped to null)": 1,
+        "spans trimmed of whitespace at their edges": 1,
     }
 
 

@@ -9,6 +9,7 @@ import click
 from gen.cli.options import language_option, prompts_option, run_option
 from gen.core.errors import warn
 from gen.importing import READERS, RecordDefaults
+from gen.importing.gold import OVERLAPS, RESOLVE_HINT
 from gen.importing.run import TARGETS, import_files, listed
 
 
@@ -79,6 +80,15 @@ from gen.importing.run import TARGETS, import_files, listed
     "refusing the import; the summary counts them.",
 )
 @click.option(
+    "--overlaps",
+    type=click.Choice(OVERLAPS),
+    default="refuse",
+    show_default=True,
+    help="--as gold, a record whose spans overlap: refuse it (kept in RUN/rejects/import, the "
+    "others are imported), or keep the longest span of each overlap, or the one that starts "
+    "first; identical spans are merged either way.",
+)
+@click.option(
     "--overwrite",
     is_flag=True,
     help="Replace stored records whose id comes again with another text or other fields "
@@ -98,6 +108,7 @@ def import_command(
     label_map: Path | None,
     drop_unmapped: bool,
     allow_unknown_labels: bool,
+    overlaps: str,
     overwrite: bool,
 ) -> None:
     """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
@@ -125,6 +136,7 @@ def import_command(
         label_map=label_map,
         drop_unmapped=drop_unmapped,
         allow_unknown_labels=allow_unknown_labels,
+        overlaps=overlaps,
     )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
     replaced = f", {report.replaced} replaced" if report.replaced else ""
@@ -134,6 +146,11 @@ def import_command(
     )
     if report.notes:
         click.echo("notes: " + ", ".join(f"{note} {n}" for note, n in report.notes.items()))
+    if report.refused:
+        click.echo(
+            f"refused records are kept in {report.rejects} with their reason; the first: "
+            f"{report.refused[0].meta['detail']}; {RESOLVE_HINT}"
+        )
     if report.unknown_labels:
         unknown = ", ".join(f"{label} {n}" for label, n in sorted(report.unknown_labels.items()))
         click.echo(f"labels gen does not know, kept (--allow-unknown-labels): {unknown}")

@@ -5,9 +5,11 @@ was left out on the way.
 A tool reader returns every item of its file, so that `--as documents` takes every text.
 An item that holds no gold (a task nobody annotated, an answer `reject`) says why in
 `meta["left_out"]`; `gen import --as gold` leaves it out and counts the reason. Counts of
-what was read otherwise than the file might suggest (a cancelled annotation, a
-discontinuous entity split, a relation line ignored) go in `meta["import_notes"]`.
-Both keys are taken out of the record before it is stored (`gen.importing.run`).
+what was read otherwise than the file might suggest (a cancelled annotation, a relation
+left out, a span trimmed) go in `meta["import_notes"]`; where each span comes from (a BRAT
+line, a range of a discontinuous entity) in `meta["span_origins"]`, for the overlap checks
+to name; an item without any of its format's span fields says so in `meta["no_span_field"]`.
+These keys are taken out of the record before it is stored (`gen.importing.gold`).
 """
 
 from __future__ import annotations
@@ -17,25 +19,46 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from gen.core.records import Record, Span
-from gen.importing import RecordDefaults
+from gen.importing import ImportFileError, RecordDefaults
 from gen.text.words import trim_whitespace
 
 LEFT_OUT = "left_out"
 NOTES = "import_notes"
+ORIGINS = "span_origins"
+NO_SPAN_FIELD = "no_span_field"
 GOLD = "gold"
+TRIMMED = "spans trimmed of whitespace at their edges"
 
 T = TypeVar("T")
 
 
-def gold_span(text: str, start: int, end: int, label: str) -> Span:
+class Origin(NamedTuple):
+    """Where a span was read (`line 8: T8 Food 433 439;446 451`), and whether it is one
+    range of a discontinuous entity split into one span per range."""
+
+    where: str
+    split: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.where}, a range of a discontinuous entity" if self.split else self.where
+
+
+#: The origins of a record's spans, by (start, end).
+Origins = dict[tuple[int, int], list[Origin]]
+
+
+def gold_span(text: str, start: int, end: int, label: str, notes: Counter[str]) -> Span:
     """A gold span on `text[start:end]` without the whitespace at its edges (a double-click
-    takes in the space after a word); a blank one, or one outside the text, stays as it
-    is for the checks to name."""
+    takes in the space after a word), counted in `notes`; a blank one, or one outside the
+    text, stays as it is for the checks to name."""
     if 0 <= start < end <= len(text):
-        start, end = trim_whitespace(text, start, end) or (start, end)
+        trimmed = trim_whitespace(text, start, end) or (start, end)
+        if trimmed != (start, end):
+            notes[TRIMMED] += 1
+        start, end = trimmed
     return Span(start, end, label, GOLD)
 
 
@@ -68,15 +91,22 @@ def tool_record(
     notes: Counter[str] | None = None,
     flags: Sequence[str] = (),
     fields: dict[str, str] | None = None,
+    origins: Origins | None = None,
+    span_field: bool = True,
 ) -> Record:
     """The record of one item: `fields` (category, doc_type, language) where the file
-    names them, else the defaults."""
+    names them, else the defaults; `span_field`: whether the item holds any of its
+    format's span fields (an empty one counts)."""
     given = fields or {}
     extra: dict[str, Any] = {"imported_from": path.name, **(meta or {})}
     if left_out:
         extra[LEFT_OUT] = left_out
     if notes:
         extra[NOTES] = dict(notes)
+    if origins:
+        extra[ORIGINS] = origins
+    if not span_field:
+        extra[NO_SPAN_FIELD] = True
     return Record(
         id=record_id,
         text=text,
@@ -95,14 +125,61 @@ def is_offset(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def first_json_line(path: Path, limit: int = 1 << 20) -> Any:
-    """The JSON value of a file's first non-blank line (None when it is not JSON), to tell
-    which tool wrote a JSONL file; reads at most `limit` bytes."""
+#: Byte order marks and first bytes of JSON or text in other encodings than UTF-8: a tool's
+#: export saved again by an editor or a shell (PowerShell's `>` writes UTF-16).
+OTHER_ENCODINGS = (
+    (b"\xff\xfe\x00\x00", "UTF-32 LE", "utf-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32 BE", "utf-32"),
+    (b"\xff\xfe", "UTF-16 LE", "utf-16"),
+    (b"\xfe\xff", "UTF-16 BE", "utf-16"),
+)
+
+
+def other_encoding(head: bytes) -> tuple[str, str, bool] | None:
+    """(name, Python codec, whether a byte order mark says so) of a file in UTF-16 or
+    UTF-32, told by its byte order mark or, without one, by the zero bytes beside its
+    first ASCII characters; None for anything else."""
+    for mark, name, codec in OTHER_ENCODINGS:
+        if head.startswith(mark):
+            return name, codec, True
+    if len(head) >= 4 and head[0] and not head[1] and head[2] and not head[3]:
+        return "UTF-16 LE", "utf-16-le", False
+    if len(head) >= 4 and not head[0] and head[1] and not head[2] and head[3]:
+        return "UTF-16 BE", "utf-16-be", False
+    return None
+
+
+def refuse_other_encoding(path: Path, expected: str) -> None:
+    """Refuse a file in UTF-16 or UTF-32, naming its encoding and the format asked for
+    (`expected`, which is UTF-8), with the way to convert it."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(limit).decode("utf-8-sig", errors="replace")
+            found = other_encoding(handle.read(4))
+    except OSError:
+        return  # the reader names the file it cannot read
+    if found is not None:
+        name, _, marked = found
+        how = "with a byte order mark" if marked else "without a byte order mark"
+        # iconv reads the byte order mark itself, and needs the byte order without one.
+        source = name.split()[0] if marked else name.replace(" ", "")
+        raise ImportFileError(
+            path,
+            f"{name} text ({how}); {expected} is UTF-8: save it as UTF-8 (e.g. iconv -f "
+            f"{source} -t UTF-8) and import that",
+        )
+
+
+def first_json_line(path: Path, limit: int = 1 << 20) -> Any:
+    """The JSON value of a file's first non-blank line (None when it is not JSON), to tell
+    which tool wrote a JSONL file, whatever its encoding; reads at most `limit` bytes."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit)
     except OSError:
         return None
+    found = other_encoding(data)
+    codec = found[1] if found else "utf-8-sig"
+    head = data.decode(codec, errors="replace").removeprefix("\ufeff")
     for line in head.split("\n"):
         if line.strip():
             try:
@@ -113,11 +190,14 @@ def first_json_line(path: Path, limit: int = 1 << 20) -> Any:
 
 
 def taken(record: Record, target: str, notes: Counter[str]) -> Record | None:
-    """`record` without the reader's notes in its meta; None for gold when it holds none."""
+    """`record` without the reader's notes in its meta (for gold, the origins of its spans
+    stay for the span checks); None for gold when it holds none."""
     meta = dict(record.meta)
     reason = meta.pop(LEFT_OUT, None)
     counted = meta.pop(NOTES, {})
     if target == "documents":
+        meta.pop(ORIGINS, None)
+        meta.pop(NO_SPAN_FIELD, None)
         return replace(record, meta=meta, spans=[], source="import")
     notes.update(counted)
     if reason:

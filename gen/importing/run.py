@@ -13,10 +13,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gen.core.errors import InvalidSpanError, UsageError
+from gen.core.errors import UsageError
 from gen.core.packs import check_language, load_categories
 from gen.core.record_files import file_record_id
-from gen.core.records import Record, check_gold_spans
+from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.importing import (
@@ -29,6 +29,7 @@ from gen.importing import (
     readers,
 )
 from gen.importing.annotated import left_out_reasons, taken
+from gen.importing.gold import REJECTS, check_gold, keep_refused, labeled, refuse_wrong_format
 from gen.importing.labels import LabelRules, UnknownLabels
 
 TARGETS = ("documents", "gold")
@@ -52,6 +53,10 @@ class ImportReport:
     notes: Counter[str] = field(default_factory=Counter)
     #: Spans per label gen does not know, imported with `allow_unknown_labels`.
     unknown_labels: Counter[str] = field(default_factory=Counter)
+    #: Records refused for their overlapping spans (`--overlaps refuse`), with the reason
+    #: in meta, kept in `rejects`.
+    refused: list[Record] = field(default_factory=list)
+    rejects: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -71,9 +76,12 @@ def read_files(
     format_name: str | None = None,
     rules: LabelRules | None = None,
     notes: Counter[str] | None = None,
+    overlaps: str = "refuse",
+    refused: list[Record] | None = None,
 ) -> list[Record]:
     """Every record of every file, checked; ids unique across the files."""
-    return read_inputs(find_inputs(paths, format_name)[0], target, defaults, rules, notes)
+    inputs = find_inputs(paths, format_name)[0]
+    return read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
 
 
 def find_inputs(
@@ -135,13 +143,17 @@ def read_inputs(
     defaults: RecordDefaults,
     rules: LabelRules | None = None,
     notes: Counter[str] | None = None,
+    overlaps: str = "refuse",
+    refused: list[Record] | None = None,
 ) -> list[Record]:
     """The records of every input: for gold, items that hold none left out, labels mapped
-    (`rules`, default: gen's labels, no map), then every span checked; ids unique. What
-    was left out is counted in `notes`."""
+    (`rules`, default: gen's labels, no map), then every span checked and overlaps
+    resolved (`overlaps`, gen.importing.gold); ids unique. What was left out is counted in
+    `notes`, records refused for their overlaps are added to `refused`."""
     if target not in TARGETS:
         raise UsageError(f"--as {target!r}: expected one of {', '.join(TARGETS)}")
     notes = Counter() if notes is None else notes
+    refused = [] if refused is None else refused
     unknown = UnknownLabels()
     read: list[tuple[Path, Record]] = []
     for item in inputs:
@@ -154,33 +166,28 @@ def read_inputs(
         found = reader.read(path, replace(defaults, id_base=base))
         if not found:
             raise UsageError(f"{path}: no records found (an empty {reader.name} file)")
+        if target == "gold":
+            refuse_wrong_format(path, reader, found)
         kept = [r for r in (taken(record, target, notes) for record in found) if r is not None]
         if not kept:
             raise UsageError(f"{path}: no record holds gold: {left_out_reasons(found)}")
         if target == "gold":
             rules = rules or LabelRules.of()
             where = f"{path} record "
-            kept = [rules.apply(r, where=where + r.id, unknown=unknown, notes=notes) for r in kept]
+            kept = [
+                labeled(r, rules, where=where + r.id, unknown=unknown, notes=notes) for r in kept
+            ]
         read += [(path, record) for record in kept]
     if unknown.counts:
         raise unknown.error(rules.known if rules else ())
-    return _checked(read, target)
-
-
-def _checked(read: Sequence[tuple[Path, Record]], target: str) -> list[Record]:
-    """Records whose gold spans are valid and whose ids are unique; the first problem is
-    raised naming its file, line or record and the span, with how many records have one."""
-    problems = []
     if target == "gold":
-        for path, record in read:
-            try:
-                check_gold_spans(record.text, record.spans, record_id=record.id)
-            except InvalidSpanError as exc:
-                line = record.meta.get("line")
-                problems.append(f"{path}: {f'line {line}: ' if line else ''}{exc}")
-    if problems:
-        more = f" (and {len(problems) - 1} more records with bad spans)" if problems[1:] else ""
-        raise UsageError(problems[0] + more)
+        read, refused_here = check_gold(read, overlaps, notes)
+        refused += refused_here
+    return _unique(read)
+
+
+def _unique(read: Sequence[tuple[Path, Record]]) -> list[Record]:
+    """The records, refused when two files give one id."""
     seen: dict[str, Path] = {}
     for path, record in read:
         if record.id in seen:
@@ -231,22 +238,26 @@ def import_files(
     label_map: Path | None = None,
     drop_unmapped: bool = False,
     allow_unknown_labels: bool = False,
+    overlaps: str = "refuse",
 ) -> ImportReport:
     """Add the records of `paths` to `RUN/documents` or `RUN/gold`. An id already there with
     the same record adds nothing (re-importing a file is a no-op); with another text or other
     fields it is refused, or replaced with `overwrite`. A gold label gen does not know is
     mapped (`label_map`), left out (`drop_unmapped`), kept (`allow_unknown_labels`, counted
-    in the report) or refused: one rule for every format (gen.importing.labels)."""
+    in the report) or refused: one rule for every format (gen.importing.labels). Gold
+    records whose spans overlap are refused or resolved by `overlaps` (gen.importing.gold);
+    refused ones are kept in `RUN/rejects/import` with their reason."""
     defaults = defaults or RecordDefaults()
     check_fields([], target, defaults, prompts_dir)
     rules = LabelRules.of(prompts_dir, label_map, drop_unmapped, allow_unknown_labels)
     inputs, skipped = find_inputs(paths, format_name)
     notes: Counter[str] = Counter()
-    records = read_inputs(inputs, target, defaults, rules, notes)
+    refused: list[Record] = []
+    records = read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
     check_fields(records, target, defaults, prompts_dir)
     paths_of = RunPaths(Path(run))
     table_path = paths_of.documents if target == "documents" else paths_of.gold
-    report = ImportReport(table=table_path, skipped=skipped, notes=notes)
+    report = ImportReport(table=table_path, skipped=skipped, notes=notes, refused=refused)
     stored = {r.id: r for r in RecordTable(table_path).read()} if table_path.is_dir() else {}
     changed = {r.id: r for r in records if r.id in stored and _changes(stored[r.id], r)}
     if changed and not overwrite:
@@ -265,6 +276,8 @@ def import_files(
         with RecordTable(table_path) as table:
             new = [r for r in new if r.id not in table.ids()]
             table.extend(new)
+    if target == "gold":
+        report.rejects = keep_refused(paths_of.rejects(REJECTS), refused, {r.id for r in records})
     report.added = len(new)
     report.replaced = len(changed)
     report.already_present = len(records) - len(new) - len(changed)

@@ -4,8 +4,11 @@ Shape followed, as brat documents its standoff format: one annotation per line o
 `.ann`, fields separated by tabs. Text-bound annotations are the spans:
 `T1<TAB>PER 0 4<TAB>Anna`; a discontinuous one lists its ranges with `;`
 (`T2<TAB>PER 0 4;10 15<TAB>Anna Rossi`, the texts of its ranges joined by a space) and
-becomes one span per range, counted. Relations (R), events (E), attributes (A, M),
-normalizations (N), equivalences (*) and notes (#) are not spans: counted and left out.
+becomes one span per range; each span's origin (its line, T id, and whether it is a range
+of a discontinuous entity) goes with the record, for the overlap checks to name and the
+split spans imported to be counted (gen.importing.gold). Relations (R), events (E),
+attributes (A, M), normalizations (N), equivalences (*) and notes (#) are not spans:
+counted and left out.
 
 The record's text is the `.txt` read by the reader of `gen import x.txt` and `gen predict`
 (gen.core.record_files.read_text_file: a CRLF or a lone CR becomes a newline, a byte order
@@ -27,7 +30,13 @@ from typing import ClassVar
 from gen.core.record_files import BOM, read_text_file_as_written
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import gold_span, tool_record
+from gen.importing.annotated import (
+    Origin,
+    Origins,
+    gold_span,
+    refuse_other_encoding,
+    tool_record,
+)
 from gen.review.offsets import OffsetMap, anchor_ranges
 
 #: First characters of brat's other annotation lines.
@@ -60,15 +69,18 @@ class BratReader:
         document = _Document(*read_text_file_as_written(txt))
         notes: Counter[str] = Counter()
         spans: list[Span] = []
+        origins: Origins = {}
         for number, line in enumerate(_decode(ann).split("\n"), start=1):
             line = line.rstrip("\r")
             if not line.strip():
                 continue
             kind = line[0]
             if kind == "T":
-                found = _text_bound(ann, number, line, document)
-                if len(found) > 1:
-                    notes["discontinuous entities split into one span per range"] += 1
+                found = _text_bound(ann, number, line, document, notes)
+                entity = " ".join(line.split("\t")[:2])  # `T8 Food 433 439;446 451`
+                origin = Origin(f"line {number}: {entity}", split=len(found) > 1)
+                for span in found:
+                    origins.setdefault((span.start, span.end), []).append(origin)
                 spans += found
             elif kind in OTHER_KINDS:
                 notes[f"BRAT {OTHER_KINDS[kind]} lines ({kind}) left out"] += 1
@@ -85,11 +97,13 @@ class BratReader:
                 defaults,
                 meta={"text_file": txt.name},
                 notes=notes,
+                origins=origins,
             )
         ]
 
 
 def _decode(path: Path) -> str:
+    refuse_other_encoding(path, "a BRAT .ann")
     try:
         return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -131,7 +145,9 @@ class _Document:
         return None
 
 
-def _text_bound(ann: Path, number: int, line: str, document: _Document) -> list[Span]:
+def _text_bound(
+    ann: Path, number: int, line: str, document: _Document, notes: Counter[str]
+) -> list[Span]:
     fields = line.split("\t")
     label, _, places = fields[1].partition(" ") if len(fields) > 1 else ("", "", "")
     matches = [RANGE.match(part.strip()) for part in places.split(";")]
@@ -152,4 +168,4 @@ def _text_bound(ann: Path, number: int, line: str, document: _Document) -> list[
         ranges = found
     else:  # no stored text to check: the offsets as they are, on the text as brat read it
         ranges = [(document.as_written(a), document.as_written(b)) for a, b in ranges]
-    return [gold_span(document.text, start, end, label) for start, end in ranges]
+    return [gold_span(document.text, start, end, label, notes) for start, end in ranges]

@@ -9,21 +9,30 @@ Shapes followed, as doccano documents its JSONL export (one object per line):
 
 Offsets are character (code point) indices, as doccano's Python backend stores them;
 the export keeps no span text to re-anchor on, so they are taken as they are and
-checked like every gold span. Relations and comments are not spans and are left out.
-A file from doccano's "collaborative" mode off holds one user's labels: import the
+checked like every gold span. Relations and comments are not spans: left out and
+counted. A file from doccano's "collaborative" mode off holds one user's labels: import the
 file of the user whose labels are the gold ones.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
 
 from gen.core.record_files import jsonl_rows
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import first_json_line, gold_span, is_offset, tool_record
+from gen.importing.annotated import (
+    first_json_line,
+    gold_span,
+    is_offset,
+    refuse_other_encoding,
+    tool_record,
+)
 
+#: What an item holds besides its spans, counted where it is left out.
+LEFT_OUT = {"relations": "doccano relations left out", "Comments": "doccano comments left out"}
 EXPECTED = (
     'doccano\'s JSONL export: {"text": "...", "label": [[start, end, "LABEL"], ...]} or '
     '{"text": "...", "entities": [{"start_offset", "end_offset", "label"}]} per line'
@@ -34,6 +43,7 @@ class DoccanoReader:
     name: ClassVar[str] = "doccano"
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
     labeled: ClassVar[bool] = True
+    span_fields: ClassVar[tuple[str, ...]] = ("label", "entities")
 
     def sniff(self, path: Path) -> bool:
         """A JSONL file whose first object has a text and doccano's `label` or `entities`
@@ -49,23 +59,32 @@ class DoccanoReader:
         )
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
+        refuse_other_encoding(path, "doccano's JSONL export")
         records = []
         for line, row in jsonl_rows(path, str(path), EXPECTED):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
                 raise ImportFileError(path, f"expected an object with a text; {EXPECTED}", line)
             text = row["text"]
-            spans = [*_labels(path, line, text, row), *_entities(path, line, text, row)]
+            notes: Counter[str] = Counter()
+            spans = [
+                *_labels(path, line, text, row, notes),
+                *_entities(path, line, text, row, notes),
+            ]
+            for key, note in LEFT_OUT.items():
+                if isinstance(row.get(key), list) and row[key]:
+                    notes[note] += len(row[key])
             item = row.get("id")
             record_id = f"{defaults.record_id(path)}-{item if item is not None else line}"
-            records.append(
-                tool_record(
-                    record_id, text, spans, path, defaults, meta={"line": line, "doccano_id": item}
-                )
-            )
+            meta = {"line": line, "doccano_id": item}
+            span_field = any(key in row for key in self.span_fields)
+            records.append(tool_record(record_id, text, spans, path, defaults, meta=meta,
+                                       notes=notes, span_field=span_field))  # fmt: skip
         return records
 
 
-def _labels(path: Path, line: int, text: str, row: dict[str, Any]) -> list[Span]:
+def _labels(
+    path: Path, line: int, text: str, row: dict[str, Any], notes: Counter[str]
+) -> list[Span]:
     labels = row.get("label") or []
     if not isinstance(labels, list):
         raise ImportFileError(path, f"label: expected a list, got {labels!r}", line)
@@ -82,11 +101,13 @@ def _labels(path: Path, line: int, text: str, row: dict[str, Any]) -> list[Span]
             raise ImportFileError(
                 path, f'label.{index}: expected [start, end, "LABEL"], got {item!r}{hint}', line
             )
-        spans.append(gold_span(text, item[0], item[1], item[2]))
+        spans.append(gold_span(text, item[0], item[1], item[2], notes))
     return spans
 
 
-def _entities(path: Path, line: int, text: str, row: dict[str, Any]) -> list[Span]:
+def _entities(
+    path: Path, line: int, text: str, row: dict[str, Any], notes: Counter[str]
+) -> list[Span]:
     entities = row.get("entities") or []
     if not isinstance(entities, list):
         raise ImportFileError(path, f"entities: expected a list, got {entities!r}", line)
@@ -103,5 +124,6 @@ def _entities(path: Path, line: int, text: str, row: dict[str, Any]) -> list[Spa
                 )
         if not isinstance(item.get("label"), str):
             raise ImportFileError(path, f"entities.{index}.label: expected a string", line)
-        spans.append(gold_span(text, item["start_offset"], item["end_offset"], item["label"]))
+        start, end = item["start_offset"], item["end_offset"]
+        spans.append(gold_span(text, start, end, item["label"], notes))
     return spans

@@ -31,7 +31,13 @@ from typing import Any, ClassVar
 from gen.core.errors import GenError
 from gen.core.records import Record
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import choose, is_offset, tool_record
+from gen.importing.annotated import (
+    TRIMMED,
+    choose,
+    is_offset,
+    refuse_other_encoding,
+    tool_record,
+)
 from gen.review.gold import DISAGREEMENT_FLAG, Annotation, read_annotation
 from gen.review.offsets import OffsetMap
 from gen.review.tasks import ID_KEY, RECORD_KEYS
@@ -66,6 +72,7 @@ class LabelStudioReader:
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
+    refuse_other_encoding(path, "Label Studio's JSON export")
     try:
         items = json.loads(path.read_bytes().decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -171,6 +178,19 @@ def _with_texts(raw: dict[str, Any], offsets: OffsetMap) -> dict[str, Any]:
     return {**raw, "result": result}
 
 
+def _trimmed(raw: dict[str, Any]) -> int:
+    """How many spans of an annotation lose whitespace at their edges: the regions whose
+    text has some, one span per label."""
+    count = 0
+    for item in raw["result"]:
+        value = item.get("value") if isinstance(item, dict) else None
+        if isinstance(value, dict) and item.get("type") == "labels":
+            text = value.get("text")
+            if isinstance(text, str) and text != text.strip():
+                count += len(value.get("labels") or [])
+    return count
+
+
 def _record(path: Path, task: dict[str, Any], field: str, defaults: RecordDefaults) -> Record:
     data, task_id = task["data"], task.get("id")
     text = data.get(field)
@@ -189,7 +209,8 @@ def _record(path: Path, task: dict[str, Any], field: str, defaults: RecordDefaul
         others = Counter(str(r.get("type")) for r in result if r.get("type") != "labels")
         notes.update({f"{kind} results ignored": n for kind, n in others.items()})
         try:
-            annotation = read_annotation(_with_texts(raw, offsets), offsets, "codepoint", {})
+            raw = _with_texts(raw, offsets)
+            annotation = read_annotation(raw, offsets, "codepoint", {})
         except GenError as exc:
             raise ImportFileError(path, f"task {task_id} (record {record_id}): {exc}") from None
         read.append((raw, annotation))
@@ -208,6 +229,8 @@ def _record(path: Path, task: dict[str, Any], field: str, defaults: RecordDefaul
     meta: dict[str, Any] = {"task_id": task_id, "project_id": task.get("project")}
     flags = []
     if chosen is not None:
+        if trimmed := _trimmed(chosen[0]):
+            notes[TRIMMED] += trimmed
         meta.update(chosen[1].to_meta())
         meta.pop("spans")
         if len(read) > 1:

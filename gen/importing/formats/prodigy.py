@@ -12,8 +12,9 @@ is re-anchored on it. Tokens are left out: spans are character offsets. Answers
 `reject` and `ignore` are not gold: they are left out and counted. The lines of one
 input (`_input_hash`) are one item: where several annotators accepted it, the latest
 (`_timestamp`) is the gold one, or the latest of `--annotator` (a session or annotator
-id, or the name after the dataset's in `ner-alice`). A line without `answer` counts
-as accepted.
+id, or the name after the dataset's in `ner-alice`); the lines merged so are counted. A
+line without `answer` counts as accepted. Relations (`relations`, of `rel.manual`) are not
+spans: left out and counted.
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from gen.core.errors import GenError
 from gen.core.record_files import jsonl_rows
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
-from gen.importing.annotated import choose, first_json_line, gold_span, is_offset, tool_record
+from gen.importing.annotated import (
+    choose,
+    first_json_line,
+    gold_span,
+    is_offset,
+    refuse_other_encoding,
+    tool_record,
+)
 from gen.review.gold import DISAGREEMENT_FLAG
 from gen.review.offsets import OffsetMap, anchor
 
@@ -41,6 +49,7 @@ class ProdigyReader:
     name: ClassVar[str] = "prodigy"
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
     labeled: ClassVar[bool] = True
+    span_fields: ClassVar[tuple[str, ...]] = ("spans",)
 
     def sniff(self, path: Path) -> bool:
         """A JSONL file whose first object has Prodigy's hashes, or a text and an answer."""
@@ -52,6 +61,7 @@ class ProdigyReader:
         )
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
+        refuse_other_encoding(path, "Prodigy's JSONL")
         groups: dict[Any, list[Line]] = {}
         for line, row in jsonl_rows(path, str(path), EXPECTED):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
@@ -68,8 +78,11 @@ def _who(row: dict[str, Any]) -> set[str]:
 
 def _record(path: Path, lines: list[Line], defaults: RecordDefaults) -> Record:
     notes: Counter[str] = Counter()
+    if len(lines) > 1:
+        notes["Prodigy lines merged into the example of their _input_hash"] += len(lines) - 1
+    trims: dict[int, Counter[str]] = {}
     accepted = [
-        (line, row, _spans(path, line, row))
+        (line, row, _spans(path, line, row, trims.setdefault(line, Counter())))
         for line, row in lines
         if row.get("answer", "accept") == "accept"
     ]
@@ -97,17 +110,21 @@ def _record(path: Path, lines: list[Line], defaults: RecordDefaults) -> Record:
             {f"other annotators' {answer} answers left out": n for answer, n in others.items()}
         )
         line, row, _ = chosen
+        notes.update(trims[line])
+        if isinstance(row.get("relations"), list) and row["relations"]:
+            notes["Prodigy relations left out"] += len(row["relations"])
         meta |= {"line": line, "annotator": row.get("_annotator_id"),
                  "annotated_at": row.get("_timestamp"), "answers": len(lines)}  # fmt: skip
         if len({frozenset((s.start, s.end, s.label) for s in item[2]) for item in accepted}) > 1:
             flags.append(DISAGREEMENT_FLAG)
             notes[f"examples whose annotators disagree (flagged {DISAGREEMENT_FLAG})"] += 1
-    text = (chosen[1] if chosen else lines[-1][1])["text"]
-    return tool_record(record_id, text, chosen[2] if chosen else [], path, defaults, meta=meta,
-                       left_out=left_out, notes=notes, flags=flags)  # fmt: skip
+    row = chosen[1] if chosen else lines[-1][1]
+    return tool_record(record_id, row["text"], chosen[2] if chosen else [], path, defaults,
+                       meta=meta, left_out=left_out, notes=notes, flags=flags,
+                       span_field="spans" in row)  # fmt: skip
 
 
-def _spans(path: Path, line: int, row: dict[str, Any]) -> list[Span]:
+def _spans(path: Path, line: int, row: dict[str, Any], notes: Counter[str]) -> list[Span]:
     text = row["text"]
     spans = row.get("spans") or []
     if not isinstance(spans, list):
@@ -127,5 +144,5 @@ def _spans(path: Path, line: int, row: dict[str, Any]) -> list[Span]:
                 start, end = anchor(offsets, start, end, span["text"], "codepoint")
             except GenError as exc:
                 raise ImportFileError(path, f"spans.{index}: {exc}", line) from None
-        found.append(gold_span(text, start, end, label))
+        found.append(gold_span(text, start, end, label, notes))
     return found
