@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import click
@@ -38,7 +39,9 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     for index in range(min(show, n)):
         item = plan_item(pack, spec, index)
         click.secho(
-            f"--- {item.id}  [{item.category} / {item.doc_type}]  seed={item.seed}", bold=True
+            f"--- {item.id}  [{item.category} / {item.doc_type} / {item.shape}]  "
+            f"seed={item.seed}",
+            bold=True,
         )
         click.echo(f"[format: {format_name}]")
         click.echo(f"system: {item.parts.system}")
@@ -52,6 +55,11 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     click.secho(f"plan {spec.key}: {n} documents{how}", bold=True)
     if spec.disclosures:
         click.echo(f"  {_disclosures_line(spec.disclosures)}")
+    if spec.shapes:
+        counted = min(n, SHAPES_COUNTED)
+        shapes = Counter(plan_item(pack, spec, index).shape for index in range(counted))
+        listed = ", ".join(f"{shape} {count}" for shape, count in sorted(shapes.items()))
+        click.echo(f"  shapes of the first {counted} documents: {listed}")
     for category, total in by_category.items():
         click.echo(f"  {category:<12} {total:>5}")
         for (cat, doc_type), count in sorted(by_type.items()):
@@ -60,10 +68,16 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
                 click.echo(f"      {doc_type:<50} {shown:>5}")
 
 
+#: `gen plan` counts the shapes of this many items at most (each is drawn whole).
+SHAPES_COUNTED = 1000
+
+
 def _planned_facts(item: PlanItem) -> list[str]:
     """`planned fact 1 [health]: was diagnosed with ...` (or asked of the model)."""
     return [
-        f"planned fact {number} [{fact.category}]: "
+        f"planned fact {number} [{fact.category}"
+        + (f", {fact.form}" if fact.form != "clause" else "")
+        + "]: "
         + (fact.text or "written by the model in a first request")
         for number, fact in enumerate(item.disclosures, 1)
     ] + [

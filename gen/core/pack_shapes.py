@@ -97,6 +97,9 @@ class Shapes(StrictModel):
     fields: dict[str, tuple[FieldForm, ...]]
     #: Per document type name of taxonomy.yaml, its skeletons.
     layouts: dict[str, tuple[Layout, ...]]
+    #: The system prompt of notes and topic-only documents (the writer's of generation.yaml
+    #: asks for a whole detailed document, which neither is).
+    system: str = Field(min_length=1)
     #: Asks the model for the notes of a layout document; placeholders: {notes}, {doc_type},
     #: {words}, the persona's fields. The clause facts follow, as facts.yaml's writer asks.
     notes_instruction: str = Field(min_length=1)

@@ -297,7 +297,9 @@ def shaped(pack: LanguagePack, spec: PlanSpec, item: PlanItem, persona: Persona)
         "words": layout.words,
     }
     parts = dataclasses.replace(
-        item.parts, instruction=pack.shapes.notes_instruction.format(**values)
+        item.parts,
+        system=pack.shapes.system,
+        instruction=pack.shapes.notes_instruction.format(**values),
     )
     return dataclasses.replace(
         item, shape=shape, frame=frame, words=layout.words, parts=parts, disclosures=disclosures

@@ -137,14 +137,7 @@ def topic_item_parts(
         "words": shapes.topic_words,
     }
     parts = PromptParts(
-        system=pack.generation.system.format(
-            **persona.placeholders(pack.language.gendered),
-            doc_type=topic.type,
-            sensitive_info="",
-            category=category,
-            length=shapes.topic_words,
-            layout="",
-        ),
+        system=shapes.system,
         instruction=shapes.topic_instruction.format(**values),
         response_prefix=pack.generation.response_prefix,
     )
