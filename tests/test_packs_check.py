@@ -40,7 +40,7 @@ def test_every_shipped_pack_passes_with_a_thousand_personas() -> None:
 def test_the_command_says_ok_per_pack() -> None:
     result = packs_check("--personas", "20")
     assert result.exit_code == 0, result.output
-    assert "en: ok (9 files, 20 personas, 20 prompts rendered)" in result.output
+    assert "en: ok (10 files, 20 personas, 20 prompts rendered)" in result.output
     assert "it: ok" in result.output
 
 
@@ -85,7 +85,7 @@ def test_a_broken_file_is_one_line_and_the_other_packs_still_pass(prompts: Path)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert any(line.startswith(f"{prompts}/it/labeling.yaml:") for line in lines), lines
-    assert "en: ok (9 files, 10 personas, 10 prompts rendered)" in lines
+    assert "en: ok (10 files, 10 personas, 10 prompts rendered)" in lines
     assert lines[-1] == "error: 1 problem in it"
 
 
@@ -123,3 +123,23 @@ def test_english_words_spare_the_words_of_the_locale_s_own_faker_data() -> None:
     assert english_in("Land- und Baumaschinentechnik", native_words("de_AT")) == []  # Land
     assert english_in("Torre di Fine", native_words("it_IT")) == []  # a town
     assert english_in("Music therapist", native_words("it_IT")) == ["music", "therapist"]
+
+
+def test_shapes_problems_are_one_line_each(prompts: Path) -> None:
+    """A skeleton with an unknown slot, and a category left without topics."""
+    shapes = prompts / "en" / "shapes.yaml"
+    text = shapes.read_text().replace("        Usual GP: {doctor}\n", "        GP: {surgery}\n", 1)
+    shapes.write_text(text)
+    result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 2 and lines[-1] == "error: 1 problem in en", lines
+    assert lines[0].startswith(f"{shapes}: line ")
+    assert "layouts.Medical records.0:" in lines[0] and "unknown slot {surgery}" in lines[0]
+    shapes.write_text(
+        text.replace("GP: {surgery}", "GP: {doctor}")[: text.index("  ethnic:\n    - {type:")]
+    )
+    result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
+    assert result.output.strip().splitlines()[0] == (
+        f"{shapes}: topics: no topic list for the category 'ethnic'"
+    )

@@ -82,11 +82,17 @@ def _quality(pack: LanguagePack) -> Path:
     return pack.folder / QUALITY_FILE
 
 
+def _shapes(pack: LanguagePack) -> Path:
+    pack.shapes  # noqa: B018 (loading is the check; only --layout-share/--topic-share read it)
+    return pack.folder / "shapes.yaml"
+
+
 #: The pack's other files, each loaded and checked on its own: a new file is one line here.
 OTHER_FILES: tuple[Callable[[LanguagePack], Path], ...] = (
     _labeling,
     _facts,
     _quality,
+    _shapes,
     _queries,
     _wikipedia,
 )
