@@ -21,6 +21,9 @@ came from the other source: a run of `gen documents --facts mixed` holds both, s
 source's documents teach the detector compares within one run (a document with facts of
 both sources is left out of either; one without planned facts, `other`, stays in both).
 
+A `--train` path written `RUN#layout,topic` keeps those shapes of that file only (the stored
+runs before shapes are all `narrative`).
+
 `--seed 0,1,2` trains once per hold-out seed and prints each, then the mean per scored file
 (one training scores every `--score` file: pass gold dev and test together). `--shapes`
 keeps the documents of those shapes (`meta.shape`: a layout's field facts keep their stored
@@ -61,12 +64,16 @@ def read(
     fact_source: str | None = None,
     shapes: set[str] | None = None,
 ) -> list[Record]:
+    """The records of `paths`; a path written `FILE#layout,topic` keeps those shapes of that
+    file alone (`shapes` applies to every file)."""
     records = []
     for path in paths:
-        for record in read_record_file(path, "records"):
+        path, _, own = str(path).partition("#")
+        wanted = set(own.split(",")) if own else shapes
+        for record in read_record_file(Path(path), "records"):
             if fact_source and not no_fact_from_another_source(record, fact_source):
                 continue
-            if shapes and (record.meta or {}).get("shape", "narrative") not in shapes:
+            if wanted and (record.meta or {}).get("shape", "narrative") not in wanted:
                 continue
             record = refound(record) if refind else record
             spans = [s for s in record.spans if sources is None or s.source in sources]
