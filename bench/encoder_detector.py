@@ -46,7 +46,7 @@ from pathlib import Path
 from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
 from gen.core.record_files import read_record_file
-from gen.core.records import Record, Span, check_spans
+from gen.core.records import Record
 from gen.evaluate.run import evaluate
 from gen.generate.disclosures import FACT_SOURCES
 from gen.generate.placed_facts import no_fact_from_another_source
@@ -54,7 +54,7 @@ from gen.predict.detector import Detector
 from gen.train import TrainSettings
 from gen.train.data import TrainingData
 from gen.train.encoder_trainer import EncoderTrainer, special_labels
-from labeling.planned import META_KEY, SOURCE, FactFinder
+from labeling.refind import refound
 
 
 def read(
@@ -79,32 +79,6 @@ def read(
             spans = [s for s in record.spans if sources is None or s.source in sources]
             records.append(dataclasses.replace(record, spans=spans))
     return records
-
-
-def refound(record: Record) -> Record:
-    """The record with its inline-style planned facts found again by today's finder."""
-    planned = (record.meta or {}).get(META_KEY) or {}
-    facts = planned.get("planned") or []
-    if planned.get("style") != "inline" or not facts:
-        return record
-    pack = load_language_pack(record.language)
-    labels = {name: info.label for name, info in pack.categories.categories.items()}
-    finder = FactFinder(pack.facts.finder, record.language)
-    spans = [span for span in record.spans if span.source != SOURCE]
-    clauses = [fact for fact in facts if fact.get("form", "clause") == "clause"]
-    for fact in facts:  # a layout's field values: exact by construction, kept as stored
-        if fact.get("form", "clause") != "clause" and "start" in fact:
-            label = labels[fact["category"]]
-            spans.append(Span(fact["start"], fact["end"], label, SOURCE, "exact", 1.0))
-    for fact, found in zip(
-        clauses, finder.find(record.text, [f["text"] for f in clauses]), strict=True
-    ):
-        if found:
-            score, label = float(found.score), labels[fact["category"]]
-            spans.append(Span(found.start, found.end, label, SOURCE, found.quality, score))
-    spans.sort(key=lambda span: (span.start, span.end, span.source))
-    check_spans(record.text, spans, record_id=record.id)
-    return dataclasses.replace(record, spans=spans)
 
 
 def has_skeleton(record: Record) -> bool:

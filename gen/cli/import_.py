@@ -1,27 +1,47 @@
-"""`gen import`: bring outside texts into a run, as documents to label or as gold."""
+"""`gen import`: bring outside texts into a run, as documents to label or as gold, and gen's
+own kept records as they are."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from gen.cli.options import language_option, prompts_option, run_option
-from gen.core.errors import warn
+from gen.core.errors import UsageError, warn
 from gen.importing import READERS, RecordDefaults
 from gen.importing.gold import OVERLAPS, RESOLVE_HINT
-from gen.importing.run import TARGETS, import_files, listed
+from gen.importing.inputs import expand_lists, listed
+from gen.importing.records import RECORDS, RecordOptions
+from gen.importing.run import TARGETS, import_files
+
+#: The options that say how to read outside files: gen's own records are read as they are.
+NOT_FOR_RECORDS = (
+    "format_name",
+    "category",
+    "doc_type",
+    "language",
+    "text_field",
+    "annotator",
+    "label_map",
+    "drop_unmapped",
+    "allow_unknown_labels",
+    "overlaps",
+)
 
 
 @click.command("import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, required=True)
 @run_option
 @click.option(
     "--as",
     "target",
     type=click.Choice(TARGETS),
     required=True,
-    help="documents: RUN/documents, to label with gen label; gold: RUN/gold (source = gold).",
+    help="documents: RUN/documents, to label with gen label; gold: RUN/gold (source = gold); "
+    "records: gen's own records (a kept run) into RUN/labeled as they are, spans with their "
+    "sources and meta kept, for gen build.",
 )
 @click.option(
     "--format",
@@ -94,8 +114,21 @@ from gen.importing.run import TARGETS, import_files, listed
     help="Replace stored records whose id comes again with another text or other fields "
     "(without it, such an import is refused).",
 )
+@click.option(
+    "--sources",
+    default=None,
+    show_default="every span source",
+    help="--as records: keep only the spans of these sources, comma-separated (planned,faker); "
+    "the others are counted.",
+)
+@click.option(
+    "--refind",
+    is_flag=True,
+    help="--as records: find the planned facts of inline-style documents again with today's "
+    "finder (a layout's field values keep their stored spans).",
+)
 def import_command(
-    files: tuple[Path, ...],
+    files: tuple[str, ...],
     run_dir: Path,
     target: str,
     format_name: str | None,
@@ -110,14 +143,30 @@ def import_command(
     allow_unknown_labels: bool,
     overlaps: str,
     overwrite: bool,
+    sources: str | None,
+    refind: bool,
 ) -> None:
-    """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).
+    """Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans), or
+    gen's own kept records into RUN/labeled (--as records).
 
     FILE... are plain text, JSONL or Parquet records, CoNLL (IO/BIO) or spaCy DocBin files,
     or annotation tools' exports: Label Studio JSON, doccano or Prodigy JSONL, BRAT .ann
     with its .txt (docs/import.md); folders are read recursively (files no reader takes are
-    skipped and listed); every span, label, category and language is validated before
-    anything is written."""
+    skipped and listed); @LIST stands for the paths of a list file, one a line, relative to
+    its folder. Every span, label, category and language is validated before anything is
+    written."""
+    if target == RECORDS:
+        context = click.get_current_context()
+        for name in NOT_FOR_RECORDS:
+            if context.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+                flag = "--" + name.removesuffix("_name").replace("_", "-")
+                raise UsageError(
+                    f"{flag} does not apply to --as records: gen's own records are imported "
+                    "as they are"
+                )
+    records_options = None
+    if target == RECORDS or sources is not None or refind:
+        records_options = RecordOptions.parse(sources, refind)
     defaults = RecordDefaults(
         category=category,
         doc_type=doc_type,
@@ -127,7 +176,7 @@ def import_command(
     )
     report = import_files(
         run_dir,
-        files,
+        expand_lists(files),
         target,
         defaults,
         format_name,
@@ -137,6 +186,7 @@ def import_command(
         drop_unmapped=drop_unmapped,
         allow_unknown_labels=allow_unknown_labels,
         overlaps=overlaps,
+        records_options=records_options,
     )
     spans = ", ".join(f"{label} {n}" for label, n in sorted(report.spans.items())) or "none"
     replaced = f", {report.replaced} replaced" if report.replaced else ""

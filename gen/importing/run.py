@@ -1,15 +1,14 @@
 """`gen import`: read every file first, then write, so a bad file leaves the run untouched.
 
-Folders are read recursively: each file goes to the reader that claims it, files no
-reader takes (a README, a `.DS_Store`) are skipped and listed, and a record table folder
-is read as one input. A file's records that carry no id are named after its path inside
-the folder given (gen.core.record_files.file_record_id), as `gen predict` names them.
+What is read is found by `gen.importing.inputs` (folders, `@LIST` files). A file's records
+that carry no id are named after its path inside the folder given
+(gen.core.record_files.file_record_id), as `gen predict` names them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,20 +18,14 @@ from gen.core.record_files import file_record_id
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
-from gen.importing import (
-    Reader,
-    RecordDefaults,
-    claiming_reader,
-    companion_of,
-    named_reader,
-    reader_for,
-    readers,
-)
+from gen.importing import RecordDefaults
 from gen.importing.annotated import left_out_reasons, taken
 from gen.importing.gold import REJECTS, check_gold, keep_refused, labeled, refuse_wrong_format
+from gen.importing.inputs import Input, find_inputs
 from gen.importing.labels import LabelRules, UnknownLabels
+from gen.importing.records import RECORDS, RecordOptions, read_records, record_inputs
 
-TARGETS = ("documents", "gold")
+TARGETS = ("documents", "gold", RECORDS)
 
 
 @dataclass
@@ -59,16 +52,6 @@ class ImportReport:
     rejects: Path | None = None
 
 
-@dataclass(frozen=True)
-class Input:
-    """One file (or record table folder) to read, the reader for it, and the folder given
-    on the command line that holds it (None: given itself)."""
-
-    path: Path
-    reader: Reader
-    folder: Path | None = None
-
-
 def read_files(
     paths: Sequence[Path],
     target: str,
@@ -84,59 +67,6 @@ def read_files(
     return read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
 
 
-def find_inputs(
-    paths: Sequence[Path], format_name: str | None = None
-) -> tuple[list[Input], list[Path]]:
-    """(what to read, files skipped). A file given by name must have a reader (or be read
-    with `--format`); inside a folder, files no reader takes are skipped, and a record
-    table folder (`part-*.parquet`, e.g. another run's `labeled/`) is one input."""
-    chosen = [named_reader(format_name)] if format_name else readers()
-    inputs: list[Input] = []
-    skipped: list[Path] = []
-    for path in map(Path, paths):
-        if not path.exists():
-            raise UsageError(f"input {path} not found")
-        if not path.is_dir():
-            inputs.append(Input(path, reader_for(path, format_name)))
-            continue
-        for found in _walk(path):
-            reader = _table_reader(chosen) if found.is_dir() else claiming_reader(found, chosen)
-            if reader is None:
-                skipped.append(found)
-            else:
-                inputs.append(Input(found, reader, path))
-    # A file another reader reads along (BRAT's .txt beside its .ann) is not read alone.
-    companions = {companion_of(item.reader, item.path) for item in inputs} - {None}
-    inputs = [item for item in inputs if item.path not in companions]
-    skipped = [path for path in skipped if path not in companions]
-    if not inputs:
-        found_only = f" (only files no reader takes: {listed(skipped)})" if skipped else ""
-        raise UsageError(f"no input files{found_only}")
-    return inputs, skipped
-
-
-def _walk(folder: Path) -> Iterator[Path]:
-    """The files of `folder`, recursively and in order; a record table is one entry."""
-    if RecordTable(folder).exists():
-        yield folder
-        return
-    for path in sorted(folder.iterdir()):
-        if path.is_dir():
-            yield from _walk(path)
-        elif path.is_file():
-            yield path
-
-
-def _table_reader(chosen: list[Reader]) -> Reader | None:
-    return next((reader for reader in chosen if ".parquet" in reader.suffixes), None)
-
-
-def listed(paths: Sequence[Path], limit: int = 10) -> str:
-    """The first `limit` paths, comma-separated, and how many more."""
-    shown = ", ".join(map(str, paths[:limit]))
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
-
-
 def read_inputs(
     inputs: Sequence[Input],
     target: str,
@@ -150,8 +80,8 @@ def read_inputs(
     (`rules`, default: gen's labels, no map), then every span checked and overlaps
     resolved (`overlaps`, gen.importing.gold); ids unique. What was left out is counted in
     `notes`, records refused for their overlaps are added to `refused`."""
-    if target not in TARGETS:
-        raise UsageError(f"--as {target!r}: expected one of {', '.join(TARGETS)}")
+    if target not in ("documents", "gold"):
+        raise UsageError(f"--as {target!r}: expected documents or gold (records: import_files)")
     notes = Counter() if notes is None else notes
     refused = [] if refused is None else refused
     unknown = UnknownLabels()
@@ -205,10 +135,11 @@ def check_fields(
 ) -> None:
     """Refuse a category or language the prompts do not know: `gen label` would fail on the
     document later, and a re-import would find its id taken. The defaults are checked for
-    both targets, each record's own fields for documents (gold is only scored)."""
+    every target, each record's own fields for documents and records (gold is only
+    scored)."""
     categories = list(load_categories(prompts_dir).categories)
     checked = [(None, defaults.category, defaults.language)]
-    if target == "documents":
+    if target != "gold":
         checked += [(r, r.category, r.language) for r in records]
     for record, category, language in checked:
         where = f"{record.meta.get('imported_from')}: record {record.id}: " if record else ""
@@ -220,6 +151,20 @@ def check_fields(
             check_language(language, prompts_dir)
         except UsageError as exc:
             raise UsageError(f"{where}{exc}") from None
+
+
+def _refuse_run_documents(paths: RunPaths, records: Sequence[Record]) -> None:
+    """Refuse records under the ids of the run's own documents: in RUN/labeled they would
+    stand for those documents, which `gen label` would then never label."""
+    if not paths.documents.is_dir():
+        return
+    taken = sorted(RecordTable(paths.documents).ids() & {r.id for r in records})
+    if taken:
+        more = f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""
+        raise UsageError(
+            f"id {taken[0]!r} is a document of {paths.documents}{more}: records imported "
+            "--as records need ids of their own; import them into another run"
+        )
 
 
 def _changes(stored: Record, record: Record) -> list[str]:
@@ -239,24 +184,40 @@ def import_files(
     drop_unmapped: bool = False,
     allow_unknown_labels: bool = False,
     overlaps: str = "refuse",
+    records_options: RecordOptions | None = None,
 ) -> ImportReport:
-    """Add the records of `paths` to `RUN/documents` or `RUN/gold`. An id already there with
+    """Add the records of `paths` to `RUN/documents`, `RUN/gold` or, as they are stored,
+    `RUN/labeled` (`records`, gen.importing.records: `records_options` keep some span
+    sources, find planned facts again). An id already there with
     the same record adds nothing (re-importing a file is a no-op); with another text or other
     fields it is refused, or replaced with `overwrite`. A gold label gen does not know is
     mapped (`label_map`), left out (`drop_unmapped`), kept (`allow_unknown_labels`, counted
     in the report) or refused: one rule for every format (gen.importing.labels). Gold
     records whose spans overlap are refused or resolved by `overlaps` (gen.importing.gold);
     refused ones are kept in `RUN/rejects/import` with their reason."""
+    if target not in TARGETS:
+        raise UsageError(f"--as {target!r}: expected one of {', '.join(TARGETS)}")
     defaults = defaults or RecordDefaults()
     check_fields([], target, defaults, prompts_dir)
     rules = LabelRules.of(prompts_dir, label_map, drop_unmapped, allow_unknown_labels)
-    inputs, skipped = find_inputs(paths, format_name)
     notes: Counter[str] = Counter()
     refused: list[Record] = []
-    records = read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
-    check_fields(records, target, defaults, prompts_dir)
     paths_of = RunPaths(Path(run))
-    table_path = paths_of.documents if target == "documents" else paths_of.gold
+    if target == RECORDS:
+        if format_name is not None:
+            raise UsageError("--format does not apply to --as records: gen's own record files")
+        inputs, skipped = record_inputs(paths)
+        options = records_options or RecordOptions()
+        records = _unique(read_records(inputs, options, notes, prompts_dir))
+        _refuse_run_documents(paths_of, records)
+    elif records_options is not None:
+        raise UsageError("--sources and --refind need --as records")
+    else:
+        inputs, skipped = find_inputs(paths, format_name)
+        records = read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
+    check_fields(records, target, defaults, prompts_dir)
+    tables = {"documents": paths_of.documents, "gold": paths_of.gold, RECORDS: paths_of.labeled}
+    table_path = tables[target]
     report = ImportReport(table=table_path, skipped=skipped, notes=notes, refused=refused)
     stored = {r.id: r for r in RecordTable(table_path).read()} if table_path.is_dir() else {}
     changed = {r.id: r for r in records if r.id in stored and _changes(stored[r.id], r)}
