@@ -151,17 +151,19 @@ def layout_item(
     disclosures: tuple[Disclosure, ...],
     rng: random.Random,
 ) -> tuple[Frame, Layout, tuple[Disclosure, ...]]:
-    """A skeleton of `doc_type` filled for `persona`, and the facts: the first of each
-    category becomes a field fact (its value drawn from the category's field forms) when
-    the skeleton has {fields}; the others stay clauses for the notes."""
+    """A skeleton of `doc_type` filled for `persona`, and the facts: the first fact of the
+    document's own category becomes a field fact (its value drawn from the category's field
+    forms) when the skeleton has {fields}; the others, a second category's too (a party
+    donation has no field on a disability certificate), stay clauses for the notes."""
     shapes = pack.shapes
     number = rng.randrange(len(shapes.layouts[doc_type]))
     layout = shapes.layouts[doc_type][number]
     facts, lines, seen = [], [], set()
     has_fields = FIELDS_SLOT in layout.text
+    own = disclosures[0].category if disclosures else ""
     for disclosure in disclosures:
-        if has_fields and disclosure.category not in seen:
-            seen.add(disclosure.category)
+        if has_fields and disclosure.category == own and own not in seen:
+            seen.add(own)
             form = rng.choice(shapes.fields[disclosure.category])
             value = rng.choice(form.values)
             facts.append(dataclasses.replace(disclosure, text=value, source="pack", form=FIELD))
