@@ -39,8 +39,7 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
     for index in range(min(show, n)):
         item = plan_item(pack, spec, index)
         click.secho(
-            f"--- {item.id}  [{item.category} / {item.doc_type} / {item.shape}]  "
-            f"seed={item.seed}",
+            f"--- {item.id}  [{item.category} / {item.doc_type} / {item.shape}]  seed={item.seed}",
             bold=True,
         )
         click.echo(f"[format: {format_name}]")
