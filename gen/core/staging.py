@@ -43,7 +43,7 @@ def folder_lock(folder: Path, name: str, writer: str) -> Iterator[None]:
         folder.mkdir(parents=True, exist_ok=True)
         acquired = lock.acquire()
     except OSError as exc:
-        raise storage_error(folder, exc) from exc
+        raise storage_error(lock.path, exc) from exc
     if not acquired:
         raise TableBusyError(
             f"{folder / name} is being written by another {writer} "
@@ -83,7 +83,7 @@ def new_staging(folder: Path, name: str) -> Path:
     try:
         staging.mkdir()
     except OSError as exc:
-        raise storage_error(folder, exc) from exc
+        raise storage_error(staging, exc) from exc
     return staging
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import UsageError
-from gen.core.files import write_atomic
+from gen.core.files import check_writable, write_atomic
 from gen.core.progress import progress
 from gen.core.record_files import (
     file_record_id,
@@ -134,8 +134,10 @@ def write_predictions(path: Path, records: Sequence[Record]) -> None:
 
 
 def check_out(out: Path) -> None:
+    """A wrong or unwritable `--out` is refused before anything is read or predicted."""
     if Path(out).suffix not in (".jsonl", ".parquet"):
         raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
+    check_writable(out, "--out")
 
 
 def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:

@@ -5,7 +5,8 @@ one rename at the end, so `--out` always holds a complete detector (or the
 previous one); the staging folders of a killed training are removed by the next
 one into the same folder, which holds a lock meanwhile (gen.core.staging).
 Checkpoints and finished learning-curve points live in a work folder beside it
-(`.<name>.work`) until the run succeeds, so a re-run resumes.
+(`.<name>.work`) until the run succeeds, so a re-run resumes. An unwritable model folder
+is refused before any work.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen.core.files import write_atomic, write_json_atomic
+from gen.core.files import check_writable, write_atomic, write_json_atomic
 from gen.core.progress import progress_stage, say
 from gen.core.records import Record
 from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
@@ -60,12 +61,14 @@ def train_detector(
 ) -> TrainReport:
     trainer = trainer_class(settings.trainer)()
     trainer.check(settings)
+    given = out is not None
+    out = Path(out or default_out(run, settings))
+    check_writable(out, "--out" if given else "model folder", replaced_folder=True)
     gold_records = load_gold(gold, dataset_labels(run)) if gold else None
     data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
     gold_left_out: list[str] = []
     if gold_records is not None:
         gold_records, gold_left_out = unseen_gold(gold_records, data)
-    out = Path(out or default_out(run, settings))
     work = out.with_name(f".{out.name}.work")
     with folder_lock(out.parent, out.name, f"`gen train` into {out}"):
         removed = remove_leftovers(out.parent, out.name)
