@@ -1,5 +1,6 @@
 """An output place that cannot be written (`--out` on a read-only folder) is refused before
-any work, naming the folder that refuses, exit 2."""
+any work, naming the folder that refuses, exit 2; and a command that writes beside `--out`
+leaves nothing there when it is refused."""
 
 from __future__ import annotations
 
@@ -95,3 +96,9 @@ def test_a_refused_lock_names_the_folder_it_could_not_write(tmp_path):
     ):
         pass
     assert f"check that {locked} is a writable folder" in str(caught.value)
+
+
+def test_the_lock_file_goes_with_the_lock(tmp_path):
+    with folder_lock(tmp_path, "spacy", "`gen train`"):
+        assert (tmp_path / ".spacy.lock").is_file()
+    assert list(tmp_path.iterdir()) == []

@@ -128,8 +128,8 @@ def test_learning_curve_table_and_png(trained):
     assert curve[0]["records"] < curve[1]["records"]
     assert "| 0.5 |" in (out / "curve.md").read_text()
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # work and staging folders are cleaned up; the lock file stays, as an export's does
-    assert [p.name for p in out.parent.glob(".*")] == [".ner.lock"]
+    # work and staging folders are cleaned up, and the lock file goes with the lock
+    assert [p.name for p in out.parent.glob(".*")] == []
 
 
 def test_predict_is_exact_on_non_ascii_text_and_documents_longer_than_a_window(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from gen.cli import when_interrupted
 from gen.cli.options import note_ignored, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
@@ -178,6 +179,10 @@ def train(
 ) -> None:
     """Train a detector on RUN/export (re-exported when missing or stale), keep the best
     checkpoint on dev, score test (and --gold) and write a model card next to the model."""
+    when_interrupted(
+        "the model folder was left as it was (a training replaces it only when it ends); "
+        "re-run the same command to train again"
+    )
     shares = parse_shares(curve) if curve else None
     if gold is None and RecordTable(RunPaths(run_dir).gold).exists():
         gold = RunPaths(run_dir).gold

@@ -5,8 +5,9 @@ one rename at the end, so `--out` always holds a complete detector (or the
 previous one); the staging folders of a killed training are removed by the next
 one into the same folder, which holds a lock meanwhile (gen.core.staging).
 Checkpoints and finished learning-curve points live in a work folder beside it
-(`.<name>.work`) until the run succeeds, so a re-run resumes. An unwritable model folder
-is refused before any work.
+(`.<name>.work`) until the run succeeds, so a re-run resumes; a training refused or
+failed before it kept any leaves no work folder, and the lock file goes with the lock.
+An unwritable model folder is refused before any work.
 """
 
 from __future__ import annotations
@@ -89,10 +90,23 @@ def train_detector(
                 write_curve(staging, curve)
             _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
             swap_in(staging, out)
+        except BaseException:
+            _keep_if_resumable(work)
+            raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
     return TrainReport(out, info, seconds, scored, curve, data.reexported, removed, gold_left_out)
+
+
+def _keep_if_resumable(work: Path) -> None:
+    """After a refused, failed or interrupted training: keep the work folder when it holds
+    something a re-run resumes from (a checkpoint, a finished learning-curve point), and
+    say so; else remove it, so nothing is left beside the model folder."""
+    if any(path.is_file() for path in work.rglob("*")):
+        say(f"kept {work} for the same command to resume from")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _train_and_score(
