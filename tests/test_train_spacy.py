@@ -110,6 +110,20 @@ def test_output_prints_the_thesis_tables_and_the_card_holds_data_labels_settings
     assert data["train_records"] == len(data["splits"]["train"]) > 100
 
 
+def test_a_cut_confusion_matrix_points_to_the_scores_file_not_to_a_missing_option(tmp_path):
+    run = queries_run(tmp_path / "run", 60, seed=1)
+    out = tmp_path / "model"
+    result = CliRunner().invoke(
+        main,
+        ["train", "--run", str(run), "--out", str(out), "--epochs", "1"],
+        env={"COLUMNS": "80"},
+    )
+    assert result.exit_code == 0, result.output
+    for text in (result.output, (out / "test.txt").read_text(encoding="utf-8")):
+        assert "--format json" not in text
+        assert "scores.json in the model folder has it whole)" in text
+
+
 def test_output_ends_with_where_the_model_is_and_the_next_command(trained):
     out, output = trained
     last = output.strip().splitlines()[-3:]

@@ -21,7 +21,7 @@ from gen.train import (
     trainer_class,
 )
 from gen.train.curve import parse_shares, summarize
-from gen.train.run import train_detector
+from gen.train.run import WHOLE_SCORES, train_detector
 
 
 @click.command("train")
@@ -219,7 +219,7 @@ def train(
                 click.echo(f"  {note}: {', '.join(labels)}")
     shown = report.scored[-1]
     click.echo(f"\nScores on {shown.name}:")
-    click.echo(render_text(shown.evaluation), nl=False)
+    click.echo(render_text(shown.evaluation, whole=WHOLE_SCORES), nl=False)
     if report.curve:
         click.echo(f"learning curve -> {report.folder / 'curve.md'}, curve.png")
         click.echo((report.folder / "curve.md").read_text(encoding="utf-8"), nl=False)

@@ -48,6 +48,10 @@ class TrainReport:
     gold_left_out: list[str] = field(default_factory=list)
 
 
+#: Where the tables of `gen train` (which has no `--format json`) say the scores are whole.
+WHOLE_SCORES = "scores.json in the model folder"
+
+
 def default_out(run: Path, settings: TrainSettings) -> Path:
     return Path(run) / "models" / settings.trainer
 
@@ -220,6 +224,7 @@ def _write_outputs(
         },
     )
     for s in scored:
-        write_atomic(folder / f"{s.name}.txt", render_text(s.evaluation).encode())
+        table = render_text(s.evaluation, whole=WHOLE_SCORES)
+        write_atomic(folder / f"{s.name}.txt", table.encode())
     card = model_card(settings, info, manifest, scored, seconds, curve)
     write_atomic(folder / "README.md", card.encode())
