@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gen.core.errors import InvalidSpanError, UsageError
 from gen.core.packs import check_language, load_categories
-from gen.core.record_files import file_record_id
+from gen.core.record_files import file_record_id, listed
 from gen.core.records import Record, check_gold_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
@@ -121,12 +121,6 @@ def _walk(folder: Path) -> Iterator[Path]:
 
 def _table_reader(chosen: list[Reader]) -> Reader | None:
     return next((reader for reader in chosen if ".parquet" in reader.suffixes), None)
-
-
-def listed(paths: Sequence[Path], limit: int = 10) -> str:
-    """The first `limit` paths, comma-separated, and how many more."""
-    shown = ", ".join(map(str, paths[:limit]))
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
 def read_inputs(
