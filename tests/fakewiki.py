@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-import yaml
+from gen.core.yamlio import read_yaml
 
 CATEGORY_PREFIXES = ("Categoria:", "Category:")
 
@@ -41,7 +41,7 @@ class FakeWiki:
 
     @classmethod
     def from_fixture(cls, path: Path) -> FakeWiki:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = read_yaml(Path(path))
         return cls(categories=data.get("categories", {}), pages=data.get("pages", {}))
 
     def answer(self, params: dict[str, str]) -> dict[str, Any]:

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,7 +27,7 @@ def test_spans_cover_the_same_words_after_cleaning():
         Span(phrase - 1, phrase + len("chronic asthma)"), "health", "llm_censor"),
         Span(text.index("Dr."), len(text), "PERSON", "llm_sentences"),
     ]
-    cleaned, lost = clean_record(_record(text, spans))
+    cleaned, lost, _ = clean_record(_record(text, spans))
     covered = [cleaned.text[s.start : s.end] for s in cleaned.spans]
     assert covered == ["anna", "chronic asthma", "dr. rossi."]
     assert lost == []
@@ -35,7 +37,7 @@ def test_spans_cover_the_same_words_after_cleaning():
 def test_span_made_only_of_symbols_is_reported_lost():
     text = "Total: 40 € (net)"
     euro = text.index("€")
-    cleaned, lost = clean_record(_record(text, [Span(euro, euro + 1, "PRICE", "faker")]))
+    cleaned, lost, _ = clean_record(_record(text, [Span(euro, euro + 1, "PRICE", "faker")]))
     assert cleaned.spans == []
     assert [s.label for s in lost] == ["PRICE"]
 
@@ -49,6 +51,63 @@ def test_word_spans_map_to_their_cleaned_words(text, data):
     first = data.draw(st.integers(0, len(alnum_words) - 1))
     last = data.draw(st.integers(first, len(alnum_words) - 1))
     start, end = alnum_words[first][0], alnum_words[last][1]
-    cleaned, _ = clean_record(_record(text, [Span(start, end, "health", "llm_censor")]))
+    cleaned, _, _ = clean_record(_record(text, [Span(start, end, "health", "llm_censor")]))
     [span] = cleaned.spans
     assert cleaned.text[span.start : span.end] == clean_text(text[start:end])[0]
+
+
+def test_planned_facts_and_non_disclosures_point_at_the_same_words_after_cleaning():
+    text = "Dear Anna!\n(She) was jailed in 1999 -- for fraud. Gout runs in many families. ~~"
+    fact = ("was jailed in 1999 -- for fraud", "judicial")
+    negative = "Gout runs in many families."
+
+    def place(part: str) -> dict:
+        return {"start": text.index(part), "end": text.index(part) + len(part)}
+
+    disclosures = {
+        "facts": "pack",
+        "planned": [
+            {
+                "category": fact[1],
+                "text": fact[0],
+                "found": "exact",
+                "score": 1.0,
+                **place(fact[0]),
+            },
+            {"category": "health", "text": "asthma", "found": "missing"},
+        ],
+        "non_disclosures": [
+            {
+                "category": "health",
+                "text": negative,
+                "found": "exact",
+                "score": 1.0,
+                **place(negative),
+            }
+        ],
+    }
+    start, end = place(fact[0]).values()
+    record = replace(_record(text, [Span(start, end, "judicial", "planned")]),
+                     meta={"disclosures": disclosures, "other": 1})  # fmt: skip
+    cleaned, lost, places_lost = clean_record(record)
+    assert lost == [] and places_lost == 0
+    moved = cleaned.meta["disclosures"]
+    found, missing = moved["planned"]
+    (kept,) = moved["non_disclosures"]
+    assert cleaned.text[found["start"] : found["end"]] == "was jailed in 1999 for fraud"
+    assert (found["start"], found["end"]) == (cleaned.spans[0].start, cleaned.spans[0].end)
+    assert cleaned.text[kept["start"] : kept["end"]] == "gout runs in many families."
+    assert missing == disclosures["planned"][1] and cleaned.meta["other"] == 1
+    assert moved["facts"] == "pack"
+
+
+def test_a_fact_place_made_only_of_symbols_is_reported_lost():
+    text = "Mood: :-( today."
+    sad = text.index(":-(")
+    fact = {"category": "health", "text": ":-(", "found": "exact", "start": sad, "end": sad + 3}
+    record = replace(_record(text, []), meta={"disclosures": {"planned": [fact]}})
+    cleaned, _, places_lost = clean_record(record)
+    assert places_lost == 1
+    assert cleaned.meta["disclosures"]["planned"] == [
+        {"category": "health", "text": ":-(", "found": "missing"}
+    ]

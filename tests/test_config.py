@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from gen.cli import main
 from gen.core.errors import ConfigError
 from gen.core.packs import default_prompts_dir, load_language_pack
+from gen.core.yamlio import read_yaml
 
 
 @pytest.fixture
@@ -49,6 +50,12 @@ def test_shipped_prompts_load_for_every_language() -> None:
         ),
         ("en/generation.yaml", "format: chat", "formatt: chat", "formatt: unknown key"),
         ("en/generation.yaml", "temperature: 0.9", "temperature: hot", "sampling.temperature"),
+        (
+            "en/generation.yaml",
+            "  top_p: 0.7\n",
+            "  top_p: 0.7\n  temperature: 0.2\n",
+            "en/generation.yaml: line 30: duplicate key 'temperature' (first on line 28)",
+        ),
         ("en/generation.yaml", "response_prefix:", "#", "instruction"),
         ("en/taxonomy.yaml", "politic:", "politics:", "unknown category 'politics'"),
         ("en/taxonomy.yaml", "kind: inherent\n", "kind: innate\n", "health.doc_types.0.kind"),
@@ -105,6 +112,15 @@ def test_broken_yaml_gives_one_clear_message(
     assert expected in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_key_written_twice_is_refused_but_a_merged_key_may_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text("a: {b: 1, b: 2}\n", "utf-8")
+    with pytest.raises(ConfigError, match=r"x.yaml: line 1: duplicate key 'b' \(first on line 1\)"):
+        read_yaml(path)
+    path.write_text("base: &base {b: 1, c: 2}\nother:\n  <<: *base\n  b: 3\n", "utf-8")
+    assert read_yaml(path)["other"] == {"b": 3, "c": 2}
 
 
 def test_a_type_in_several_categories_has_one_length_and_layout() -> None:

@@ -162,7 +162,7 @@ def test_conll_is_well_formed_and_round_trips(run, scheme):
     for name, ids in manifest["splits"].items():
         raw = (folder / f"{name}.conll").read_text()
         documents = [line for line in raw.splitlines() if line.startswith("-DOCSTART-")]
-        assert documents == [f'-DOCSTART-\tO\tid="{record_id}"' for record_id in ids]
+        assert documents == [f'-DOCSTART-\tO\tid="{record_id}"\tO' for record_id in ids]
         for line in raw.splitlines():
             if line and line not in documents:
                 word, tag = line.split("\t")

@@ -354,7 +354,7 @@ def test_the_conll_round_trip_keeps_the_record_ids(tmp_path):
     records = [*_gold_records(), Record("a b\tc", "Tab in the id.", "other", "note", "en", "gold")]
     _export("conll", records, tmp_path / "out")
     conll = tmp_path / "out" / "test.conll"
-    assert conll.read_text(encoding="utf-8").startswith('-DOCSTART-\tO\tid="g1"\n\n')
+    assert conll.read_text(encoding="utf-8").startswith('-DOCSTART-\tO\tid="g1"\tO\n\n')
     imported = read_files([conll], "gold", RecordDefaults())
     assert [r.id for r in imported] == ["g1", "g2", "a b\tc"]
     hand = tmp_path / "hand.conll"

@@ -89,6 +89,22 @@ def test_a_label_map_to_a_label_gen_does_not_know_names_file_line_and_key(tmp_pa
     one_line_error(result, "labels.LOC: 'PLACE' is not a label gen knows")
 
 
+def test_a_label_written_twice_in_a_label_map_is_refused_naming_file_line_and_key(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "map.yaml"
+    path.write_text("labels:\n  PER: PERSON\n  LOC: LOCATION\n  PER: LOCATION\n", "utf-8")
+    with pytest.raises(
+        ConfigError, match=r"map.yaml: line 4: duplicate key 'PER' \(first on line 2\)"
+    ):
+        LabelRules.of(label_map=path)
+    run = tmp_path / "run"
+    result = gen_import(FIXTURES / "doccano.jsonl", "--run", run, "--as", "gold",
+                        "--label-map", path)  # fmt: skip
+    one_line_error(result, f"{path}: line 4: duplicate key 'PER' (first on line 2)")
+    assert not run.exists()
+
+
 def test_gen_formats_follow_the_same_label_rule(tmp_path: Path) -> None:
     row = {"id": "g", "text": "Anna", "spans": [{"start": 0, "end": 4, "label": "PER"}]}
     path = jsonl(tmp_path / "gold.jsonl", row)

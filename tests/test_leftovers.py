@@ -81,4 +81,52 @@ def test_the_staging_folders_of_a_killed_training_are_removed_by_the_next(tmp_pa
     result = CliRunner().invoke(main, ["train", "--run", str(tmp_path), "--epochs", "1"])
     assert result.exit_code == 0, result.output
     assert "removed 3 staging folder(s) left by interrupted trainings" in result.output
-    assert sorted(p.name for p in models.iterdir()) == [".spacy.lock", "spacy"]
+    assert sorted(p.name for p in models.iterdir()) == ["spacy"]
+
+
+@pytest.fixture
+def query_run(tmp_path):
+    pytest.importorskip("spacy")
+    generate_queries(tmp_path, locale="en_US", n=40, seed=3, prompts_dir=default_prompts_dir())
+    build_dataset(tmp_path, BuildOptions())
+    return tmp_path
+
+
+def _failing_fit(error: BaseException, keep: str | None = None):
+    def fit(self, data, folder, settings, work):
+        if keep:
+            (work / keep).write_text("a checkpoint")
+        raise error
+
+    return fit
+
+
+@pytest.mark.parametrize(
+    ("error", "code"), [(UsageError("no entity in train"), 2), (RuntimeError("crash"), 1)]
+)
+def test_a_refused_or_failed_training_leaves_nothing_beside_its_folder(
+    query_run, monkeypatch, error, code
+):
+    from gen.train.spacy_trainer import SpacyTrainer
+
+    monkeypatch.setattr(SpacyTrainer, "fit", _failing_fit(error))
+    out = query_run / "trained" / "ner"
+    result = CliRunner().invoke(main, ["train", "--run", str(query_run), "--out", str(out)])
+    assert result.exit_code == code, result.output
+    assert list(out.parent.iterdir()) == []
+
+
+def test_an_interrupted_training_keeps_only_what_it_resumes_from_and_says_so(
+    query_run, monkeypatch
+):
+    from gen.train.spacy_trainer import SpacyTrainer
+
+    out = query_run / "trained" / "ner"
+    monkeypatch.setattr(SpacyTrainer, "fit", _failing_fit(KeyboardInterrupt(), keep="step-3"))
+    result = CliRunner().invoke(main, ["train", "--run", str(query_run), "--out", str(out)])
+    assert result.exit_code == 130, result.output
+    assert "no new record was saved" not in result.output
+    assert "interrupted: the model folder was left as it was" in result.output
+    work = out.parent / ".ner.work"
+    assert f"kept {work} for the same command to resume from" in result.output
+    assert sorted(p.name for p in out.parent.iterdir()) == [".ner.work"]

@@ -155,3 +155,33 @@ def test_predict_refuses_a_lone_surrogate_before_writing(tmp_path):
     with pytest.raises(UsageError, match=r"line 1: text: .*lone surrogate"):
         predict_file(NameFinder(), path, tmp_path / "out.jsonl")
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_predict_lists_the_files_of_a_folder_it_skips_as_import_does(tmp_path, monkeypatch):
+    import gen.cli.predict as predict_command
+
+    folder = tmp_path / "letters"
+    (folder / "2024").mkdir(parents=True)
+    (folder / "2024" / "a.txt").write_text("Dear Anna, all is well.", encoding="utf-8")
+    (folder / "README.md").write_text("What these letters are.", encoding="utf-8")
+    (folder / "2024" / "scan.pdf").write_bytes(b"%PDF-1.4")
+    monkeypatch.setattr(predict_command, "detector_info", lambda model: {})
+    monkeypatch.setattr(predict_command, "load_detector", lambda model, **kw: NameFinder())
+    out = tmp_path / "found.jsonl"
+    args = ["predict", "--model", str(tmp_path), str(folder), "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    skipped = (
+        f"skipped 2 files that are not .txt: {folder / '2024/scan.pdf'}, {folder / 'README.md'}"
+    )
+    assert skipped in result.output.splitlines()
+    assert [r.id for r in read_record_file(out)] == ["2024/a"]
+    imported = CliRunner().invoke(
+        main, ["import", str(folder), "--run", str(tmp_path / "run"), "--as", "documents"]
+    )
+    assert imported.exit_code == 0, imported.output
+    assert "skipped 2 files no reader takes: " in imported.output
+    (folder / "2024" / "a.txt").unlink()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert f"{folder} holds no .txt files (only files that are not .txt: " in result.output

@@ -110,6 +110,20 @@ def test_output_prints_the_thesis_tables_and_the_card_holds_data_labels_settings
     assert data["train_records"] == len(data["splits"]["train"]) > 100
 
 
+def test_a_cut_confusion_matrix_points_to_the_scores_file_not_to_a_missing_option(tmp_path):
+    run = queries_run(tmp_path / "run", 60, seed=1)
+    out = tmp_path / "model"
+    result = CliRunner().invoke(
+        main,
+        ["train", "--run", str(run), "--out", str(out), "--epochs", "1"],
+        env={"COLUMNS": "80"},
+    )
+    assert result.exit_code == 0, result.output
+    for text in (result.output, (out / "test.txt").read_text(encoding="utf-8")):
+        assert "--format json" not in text
+        assert "scores.json in the model folder has it whole)" in text
+
+
 def test_output_ends_with_where_the_model_is_and_the_next_command(trained):
     out, output = trained
     last = output.strip().splitlines()[-3:]
@@ -128,8 +142,8 @@ def test_learning_curve_table_and_png(trained):
     assert curve[0]["records"] < curve[1]["records"]
     assert "| 0.5 |" in (out / "curve.md").read_text()
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # work and staging folders are cleaned up; the lock file stays, as an export's does
-    assert [p.name for p in out.parent.glob(".*")] == [".ner.lock"]
+    # work and staging folders are cleaned up, and the lock file goes with the lock
+    assert [p.name for p in out.parent.glob(".*")] == []
 
 
 def test_predict_is_exact_on_non_ascii_text_and_documents_longer_than_a_window(

@@ -142,7 +142,7 @@ def test_conll_never_writes_a_mark_as_a_word() -> None:
                     [Span(0, text.index(" "), "PERSON")])  # fmt: skip
     lines = conll_lines(ExportJob({"train": [record]}, Path(), TaggingSettings("bio")), record)
     assert lines[:4] == [
-        '-DOCSTART-\tO\tid="r"',  # the record id travels with the document (gen import)
+        '-DOCSTART-\tO\tid="r"\tO',  # the record id travels with the document (gen import)
         "",
         f"{nfd('José')}\tB-PERSON",
         f"{nfd('Nuñez')}\tO",

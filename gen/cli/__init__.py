@@ -132,10 +132,23 @@ class _Group(click.Group):
             click.secho(f"error: {exc}", fg="red", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo(
-                f"interrupted: {_saved_since(before)}; re-run the same command to resume", err=True
-            )
+            said = ctx.meta.get(_INTERRUPTED)
+            if said is None:
+                said = f"{_saved_since(before)}; re-run the same command to resume"
+            click.echo(f"interrupted: {said}", err=True)
             sys.exit(130)
+
+
+#: `click.Context.meta` key (shared by a command's context and the group's) of what an
+#: interrupted command says instead of counting the records it stored.
+_INTERRUPTED = "gen.interrupted"
+
+
+def when_interrupted(message: str) -> None:
+    """What Ctrl-C in the running command says: for a command that stores no records one
+    by one (it replaces its outputs whole), "no new record was saved" would be beside the
+    point."""
+    click.get_current_context().meta[_INTERRUPTED] = message
 
 
 def _stored() -> dict[Path, int]:

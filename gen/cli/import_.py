@@ -10,9 +10,10 @@ from click.core import ParameterSource
 
 from gen.cli.options import language_option, prompts_option, run_option
 from gen.core.errors import UsageError, warn
+from gen.core.record_files import skipped_line
 from gen.importing import READERS, RecordDefaults
 from gen.importing.gold import OVERLAPS, RESOLVE_HINT
-from gen.importing.inputs import expand_lists, listed
+from gen.importing.inputs import expand_lists
 from gen.importing.records import RECORDS, RecordOptions
 from gen.importing.run import TARGETS, import_files
 
@@ -205,7 +206,7 @@ def import_command(
         unknown = ", ".join(f"{label} {n}" for label, n in sorted(report.unknown_labels.items()))
         click.echo(f"labels gen does not know, kept (--allow-unknown-labels): {unknown}")
     if report.skipped:
-        click.echo(f"skipped {len(report.skipped)} files no reader takes: {listed(report.skipped)}")
+        click.echo(skipped_line(report.skipped, "no reader takes"))
     if report.labeled_before:
         warn(
             f"{len(report.labeled_before)} replaced documents are labeled in their old version "

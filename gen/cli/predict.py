@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from gen.core.record_files import skipped_line
 from gen.predict.run import SPLITS, check_out, predict_to_file, read_inputs
 from gen.train import detector_info, load_detector
 
@@ -57,7 +58,10 @@ def predict(
     documents are windowed with overlap and merged back to exact character offsets."""
     detector_info(model)  # a wrong --model folder is named before INPUT is read
     check_out(out)
-    records = read_inputs(source, split)  # bad input is refused before the model loads
+    skipped: list[Path] = []
+    records = read_inputs(source, split, skipped)  # bad input is refused before the model loads
+    if skipped:
+        click.echo(skipped_line(skipped, "that are not .txt"))
     detector = load_detector(model, window=window, overlap=overlap)
     report = predict_to_file(detector, records, out)
     click.echo(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from gen.cli import when_interrupted
 from gen.cli.options import note_ignored, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
@@ -20,7 +21,7 @@ from gen.train import (
     trainer_class,
 )
 from gen.train.curve import parse_shares, summarize
-from gen.train.run import train_detector
+from gen.train.run import WHOLE_SCORES, train_detector
 
 
 @click.command("train")
@@ -178,6 +179,10 @@ def train(
 ) -> None:
     """Train a detector on RUN/export (re-exported when missing or stale), keep the best
     checkpoint on dev, score test (and --gold) and write a model card next to the model."""
+    when_interrupted(
+        "the model folder was left as it was (a training replaces it only when it ends); "
+        "re-run the same command to train again"
+    )
     shares = parse_shares(curve) if curve else None
     if gold is None and RecordTable(RunPaths(run_dir).gold).exists():
         gold = RunPaths(run_dir).gold
@@ -214,7 +219,7 @@ def train(
                 click.echo(f"  {note}: {', '.join(labels)}")
     shown = report.scored[-1]
     click.echo(f"\nScores on {shown.name}:")
-    click.echo(render_text(shown.evaluation), nl=False)
+    click.echo(render_text(shown.evaluation, whole=WHOLE_SCORES), nl=False)
     if report.curve:
         click.echo(f"learning curve -> {report.folder / 'curve.md'}, curve.png")
         click.echo((report.folder / "curve.md").read_text(encoding="utf-8"), nl=False)

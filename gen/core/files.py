@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gen.core.errors import CorruptFileError, StorageError
+from gen.core.errors import CorruptFileError, StorageError, UsageError
 
 
 def _fsync_dir(path: Path) -> None:
@@ -30,13 +31,54 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def existing_folder(path: Path) -> Path:
+    """The folder that holds `path`, or the nearest one above it that exists: the folder
+    that must let `path` (and any folder missing on the way) be made."""
+    folder = Path(path).parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
 def storage_error(path: Path, exc: OSError) -> StorageError:
     if exc.errno == errno.ENOSPC:
         return StorageError(f"disk full while writing {path}; free some space and re-run to resume")
     return StorageError(
-        f"cannot write {path}: {exc.strerror or exc}; check that {Path(path).parent} is a "
-        "writable folder"
+        f"cannot write {path}: {exc.strerror or exc}; check that {existing_folder(path)}"
+        " is a writable folder"
     )
+
+
+def check_writable(target: Path, option: str, *, replaced_folder: bool = False) -> None:
+    """Refuse, before any work, an output place that cannot be written: a UsageError naming
+    `option` and the folder that refuses (a read-only mount, no permission, a file where a
+    folder should be).
+
+    `target` is a file to write, or with `replaced_folder` a folder written in whole (made
+    beside it, then renamed into place): then an existing `target` must be writable too,
+    as a read-only mount point cannot be replaced."""
+    target = Path(target)
+    folders = [existing_folder(target)]
+    if replaced_folder and target.is_dir():
+        folders.append(target)
+    for folder in folders:
+        problem = _unwritable(folder)
+        if problem:
+            raise UsageError(f"{option} {target}: {folder} {problem}; choose a writable place")
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why nothing can be written in `folder`, found by making (and removing) an empty file
+    there: the mode bits say nothing of immutable folders, ACLs or network file systems."""
+    if not folder.is_dir():
+        return "is a file, not a folder"
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".gen-write-check-", dir=folder)
+    except OSError as exc:
+        return f"is not writable ({exc.strerror or exc})"
+    os.close(handle)
+    os.unlink(probe)
+    return None
 
 
 def _write_then_rename(path: Path, write: Callable[[Path], object], durable: bool) -> None:

@@ -9,6 +9,7 @@ The holder writes who it is into the lock file, so a refused writer can say who 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -56,21 +57,29 @@ class FileLock:
         self._handle: IO[str] | None = None
 
     def acquire(self) -> bool:
-        """True when this process now holds the lock; False when another one does."""
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (open until release)
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            return False
-        except OSError as exc:
-            if exc.errno not in _UNSUPPORTED:
+        """True when this process now holds the lock; False when another one does.
+
+        A holder may remove the lock file as it releases it (`release(remove=True)`): a lock
+        taken on a file that is no longer at `path` is let go and taken again on the file
+        that is, so two processes never hold "the" lock on two different files."""
+        while True:
+            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (open until release)
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
                 handle.close()
-                raise
-            warn(
-                f"the file system of {self.path.parent} does not support file locks; make sure "
-                "only one process writes this table (see docs/scaling.md)"
-            )
+                return False
+            except OSError as exc:
+                if exc.errno not in _UNSUPPORTED:
+                    handle.close()
+                    raise
+                warn(
+                    f"the file system of {self.path.parent} does not support file locks; make "
+                    "sure only one process writes this table (see docs/scaling.md)"
+                )
+            if _is_at(handle, self.path):
+                break
+            handle.close()
         handle.seek(0)
         handle.truncate()
         handle.write(_holder_line() + "\n")
@@ -78,10 +87,25 @@ class FileLock:
         self._handle = handle
         return True
 
-    def release(self) -> None:
+    def release(self, *, remove: bool = False) -> None:
+        """Let the lock go; with `remove`, delete the lock file first (while still holding
+        it), for a lock file that would otherwise stay beside the user's files."""
         if self._handle is not None:
+            if remove:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
             self._handle.close()  # closing the descriptor releases the lock
             self._handle = None
+
+
+def _is_at(handle: IO[str], path: Path) -> bool:
+    """Whether the open file `handle` is the file at `path` (not one removed meanwhile)."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(handle.fileno())
+    return (found.st_dev, found.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def is_locked(path: Path) -> bool:

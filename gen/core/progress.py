@@ -53,11 +53,16 @@ class ProgressReporter:
     _bar: Progress | None = None
     _task: int | None = None
     _last_log: float = 0.0
+    _logged: int | None = None
     log_every: float = 10.0
 
     def advance(self, n: int = 1, **fields: object) -> None:
+        reached = self.done < self.total <= self.done + n
         self.done += n
-        self._show(**fields, final=self.done >= self.total)
+        # A total that was an estimate (spaCy's batches per epoch vary with the shuffle)
+        # grows with the count, so a bar never says "224/220".
+        self.total = max(self.total, self.done)
+        self._show(**fields, final=reached)
 
     def update(self, **fields: object) -> None:
         self._show(**fields, final=False)
@@ -66,12 +71,18 @@ class ProgressReporter:
         self.fields.update({k: str(v) for k, v in fields.items()})
         extra = " ".join(f"{k}={v}" for k, v in self.fields.items())
         if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, completed=self.done, extra=extra)
+            self._bar.update(self._task, completed=self.done, total=self.total, extra=extra)
             return
         now = time.monotonic()
         if final or now - self._last_log >= self.log_every:
             self._last_log = now
+            self._logged = self.done
             print(f"{self.description}: {self.done}/{self.total} {extra}".rstrip(), file=sys.stderr)
+
+    def finish(self) -> None:
+        """The last count, when the log lines have not said it yet (a total that grew)."""
+        if self._bar is None and self._logged not in (None, self.done):
+            self._show(final=True)
 
 
 @contextmanager
@@ -81,6 +92,7 @@ def progress(description: str, total: int, *, done: int = 0) -> Iterator[Progres
     reporter = ProgressReporter(description=description, total=total, done=done)
     if not console.is_terminal:
         yield reporter
+        reporter.finish()
         return
     columns = (
         TextColumn("[bold]{task.description}"),

@@ -11,6 +11,7 @@ before it is JSON whitespace), never at the other line breaks Unicode knows.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,18 @@ BOM = "\ufeff"
 
 def is_text_file(path: Path) -> bool:
     return Path(path).suffix.lower() in TEXT_SUFFIXES
+
+
+def listed(paths: Sequence[Path], limit: int = 10) -> str:
+    """The first `limit` paths, comma-separated, and how many more."""
+    shown = ", ".join(map(str, paths[:limit]))
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def skipped_line(skipped: Sequence[Path], why: str) -> str:
+    """The line `gen import` and `gen predict` print for the files of a folder they leave
+    out (a README, a `.DS_Store`): how many, `why`, and which."""
+    return f"skipped {len(skipped)} file{'s' * (len(skipped) != 1)} {why}: {listed(skipped)}"
 
 
 def read_text_file(path: Path) -> str:

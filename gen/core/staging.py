@@ -4,7 +4,7 @@ A command that replaces the folder `PARENT/NAME` (an export format's files, a tr
 model) writes `PARENT/.NAME.<token>.tmp/`, then renames the old `PARENT/NAME` to
 `.NAME.<token>.old` and the staging folder to `NAME`, and deletes the `.old` one. While
 it does so it holds an OS lock on `PARENT/.NAME.lock` (gen.core.locks, as record tables
-do).
+do), and removes that file when it lets the lock go.
 
 A process killed in between leaves its `.tmp`/`.old` folder behind. The next command
 writing into `PARENT` removes every such folder whose lock nobody holds: the kernel
@@ -43,7 +43,7 @@ def folder_lock(folder: Path, name: str, writer: str) -> Iterator[None]:
         folder.mkdir(parents=True, exist_ok=True)
         acquired = lock.acquire()
     except OSError as exc:
-        raise storage_error(folder, exc) from exc
+        raise storage_error(lock.path, exc) from exc
     if not acquired:
         raise TableBusyError(
             f"{folder / name} is being written by another {writer} "
@@ -52,7 +52,7 @@ def folder_lock(folder: Path, name: str, writer: str) -> Iterator[None]:
     try:
         yield
     finally:
-        lock.release()
+        lock.release(remove=True)
 
 
 def remove_leftovers(folder: Path, held: str) -> list[Path]:
@@ -83,7 +83,7 @@ def new_staging(folder: Path, name: str) -> Path:
     try:
         staging.mkdir()
     except OSError as exc:
-        raise storage_error(folder, exc) from exc
+        raise storage_error(staging, exc) from exc
     return staging
 
 

@@ -1,5 +1,9 @@
 """Load a YAML file into a pydantic model, or fail with one message that names
-the file, the key (and line) and what was expected."""
+the file, the key (and line) and what was expected.
+
+Every YAML file gen reads goes through `read_yaml`, which refuses a key written twice in one
+mapping: YAML loaders keep the last value silently, so `PER: PERSON` then `PER: LOCATION`
+in a label map would turn every name into a place."""
 
 from __future__ import annotations
 
@@ -24,7 +28,32 @@ class _LineLoader(yaml.SafeLoader):
     """Records the line of every mapping key so errors can point at it."""
 
 
+class _DuplicateKey(yaml.constructor.ConstructorError):
+    """A key written twice in one mapping: `line`, the key, and the line it first was on."""
+
+    def __init__(self, key: Any, line: int, first: int) -> None:
+        super().__init__(problem=f"duplicate key {key!r}")
+        self.key, self.line, self.first = key, line, first
+
+
+def _refuse_duplicate_keys(loader: _LineLoader, node: yaml.MappingNode) -> None:
+    """Keys merged in with `<<: *anchor` may be overridden (YAML's rule); written ones not."""
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        try:
+            if key in seen:
+                raise _DuplicateKey(key, line, seen[key])
+            seen[key] = line
+        except TypeError:  # an unhashable key: construct_mapping names it
+            continue
+
+
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    _refuse_duplicate_keys(loader, node)
     mapping = loader.construct_mapping(node, deep=True)
     lines = {str(key_node.value): key_node.start_mark.line + 1 for key_node, _ in node.value}
     mapping_with_lines = _LinedDict(mapping)
@@ -40,7 +69,7 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _con
 
 
 def read_yaml(path: Path) -> Any:
-    """Parse a YAML file; syntax errors name the file and line."""
+    """Parse a YAML file; syntax errors and duplicate keys name the file and line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -50,6 +79,11 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read ({exc})") from None
     try:
         return yaml.load(text, Loader=_LineLoader)
+    except _DuplicateKey as exc:
+        raise ConfigError(
+            f"{path}: line {exc.line}: duplicate key {exc.key!r} (first on line {exc.first}); "
+            "write each key once"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""

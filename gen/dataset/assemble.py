@@ -154,8 +154,9 @@ def prepare(
             continue
         record = replace(record, spans=relabel(record.spans, options, dropped))
         if options.clean:
-            record, lost = clean_record(record)
+            record, lost, places_lost = clean_record(record)
             dropped["cleaning"] += len(lost)
+            dropped["cleaning (planned-fact places)"] += places_lost
         try:
             check_dataset_spans(record)
         except InvalidSpanError as exc:

@@ -1,12 +1,18 @@
 """Text cleaning as in the thesis (lowercase, no special characters but periods),
-with span offsets remapped so that every label still covers the same words."""
+with span offsets remapped so that every label still covers the same words, and so do
+the places of planned facts and non-disclosures in `meta.disclosures`."""
 
 from __future__ import annotations
 
 import bisect
 from dataclasses import replace
+from typing import Any
 
 from gen.core.records import Record, Span
+from labeling.planned import META_KEY, MISSING
+
+#: What a found fact of `meta.disclosures` says about its place in the text.
+_PLACE_KEYS = ("start", "end", "score", "places")
 
 
 def clean_text(text: str) -> tuple[str, list[int]]:
@@ -49,8 +55,9 @@ def remap_span(span: Span, origins: list[int], cleaned: str) -> Span | None:
     return replace(span, start=start, end=end)
 
 
-def clean_record(record: Record) -> tuple[Record, list[Span]]:
-    """The cleaned record and the spans cleaning emptied (reported by the caller)."""
+def clean_record(record: Record) -> tuple[Record, list[Span], int]:
+    """The cleaned record, the spans cleaning emptied and the places of planned facts and
+    non-disclosures (`meta.disclosures`) it emptied (both reported by the caller)."""
     cleaned, origins = clean_text(record.text)
     kept: list[Span] = []
     lost: list[Span] = []
@@ -60,4 +67,34 @@ def clean_record(record: Record) -> tuple[Record, list[Span]]:
             lost.append(span)
         else:
             kept.append(moved)
-    return replace(record, text=cleaned, spans=kept), lost
+    meta, places_lost = _remap_disclosures(record.meta, origins, cleaned)
+    return replace(record, text=cleaned, spans=kept, meta=meta), lost, places_lost
+
+
+def _remap_disclosures(
+    meta: dict[str, Any], origins: list[int], cleaned: str
+) -> tuple[dict[str, Any], int]:
+    """`meta` with the offsets of every found fact of `meta.disclosures` (the planned facts,
+    the non-disclosures) moved onto the cleaned text as its spans are: the encoder trainer
+    marks units by them. A place cleaning emptied loses its offsets (`found: missing`)."""
+    disclosures = meta.get(META_KEY)
+    if not isinstance(disclosures, dict):
+        return meta, 0
+    lost = 0
+    moved: dict[str, Any] = {}
+    for key, facts in disclosures.items():
+        if not isinstance(facts, list):
+            moved[key] = facts
+            continue
+        moved[key] = []
+        for fact in facts:
+            if isinstance(fact, dict) and "start" in fact and "end" in fact:
+                place = remap_span(Span(fact["start"], fact["end"], ""), origins, cleaned)
+                if place is None:
+                    lost += 1
+                    fact = {k: v for k, v in fact.items() if k not in _PLACE_KEYS}
+                    fact["found"] = MISSING
+                else:
+                    fact = {**fact, "start": place.start, "end": place.end}
+            moved[key].append(fact)
+    return {**meta, META_KEY: moved}, lost

@@ -117,8 +117,9 @@ def _confusion_pairs(confusion: Confusion) -> Table:
     return out
 
 
-def _print_confusion(console: Console, confusion: Confusion) -> None:
-    """The matrix when it fits the width, else its non-zero cells as (gold, predicted) rows."""
+def _print_confusion(console: Console, confusion: Confusion, whole: str) -> None:
+    """The matrix when it fits the width, else its non-zero cells as (gold, predicted) rows
+    and where the whole matrix is (`whole`)."""
     matrix = _confusion_matrix(confusion)
     unbounded = console.options.update_width(sys.maxsize)
     if Measurement.get(console, unbounded, matrix).maximum <= console.width:
@@ -128,7 +129,7 @@ def _print_confusion(console: Console, confusion: Confusion) -> None:
     console.print(
         f"Token confusion, one row per gold and predicted label (the matrix of "
         f"{len(confusion.labels)} labels is wider than {console.width} columns; "
-        "--format json has it whole)"
+        f"{whole} has it whole)"
     )
     console.print(_confusion_pairs(confusion))
 
@@ -163,11 +164,14 @@ def terminal_width() -> int:
     return max(shutil.get_terminal_size((120, 24)).columns, MIN_WIDTH)
 
 
-def render_text(evaluation: Evaluation, *, width: int | None = None) -> str:
+def render_text(
+    evaluation: Evaluation, *, width: int | None = None, whole: str = "--format json"
+) -> str:
     """The evaluation as plain-text tables, `width` columns wide at most (default: the
     terminal's): a summary per group when grouped, then every view of all documents.
     Cells wrap rather than being cut, and the confusion matrix turns into rows of label
-    pairs when it is wider than that."""
+    pairs when it is wider than that, with a pointer to where it is whole (`whole`: the
+    option of the command, or the file it writes)."""
     width = width or terminal_width()
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
@@ -191,5 +195,5 @@ def render_text(evaluation: Evaluation, *, width: int | None = None) -> str:
     )
     console.print(_entity_table(report.entities))
     console.print(_entity_label_table(report.entities))
-    _print_confusion(console, report.confusion)
+    _print_confusion(console, report.confusion, whole)
     return buffer.getvalue()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gen.core.errors import UsageError
+from gen.core.record_files import listed
 from gen.core.store import RecordTable
 from gen.importing import (
     Reader,
@@ -135,9 +136,3 @@ def walk(folder: Path) -> Iterator[Path]:
 
 def _table_reader(chosen: list[Reader]) -> Reader | None:
     return next((reader for reader in chosen if ".parquet" in reader.suffixes), None)
-
-
-def listed(paths: Sequence[Path], limit: int = 10) -> str:
-    """The first `limit` paths, comma-separated, and how many more."""
-    shown = ", ".join(map(str, paths[:limit]))
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")

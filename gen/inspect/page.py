@@ -21,7 +21,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from gen.core.errors import UsageError
-from gen.core.files import write_atomic
+from gen.core.files import check_writable, write_atomic
 from gen.core.pack_quality import QUESTIONS
 from gen.core.packs import negative_labels
 from gen.core.records import Record
@@ -231,9 +231,11 @@ def render_page(
 
 def run(paths: RunPaths, options: PageOptions) -> Path:
     """Write the review page of the run atomically; returns where."""
+    target = Path(options.out) if options.out else paths.root / "inspect.html"
+    if options.out:
+        check_writable(target, "--out")
     documents = collect_documents(paths, options.tables)
     chart, chart_note = run_chart(paths, StatsOptions(negative_labels=options.negative_labels))
-    target = Path(options.out) if options.out else paths.root / "inspect.html"
     page = render_page(
         documents,
         title=f"gen inspect: {paths.root.resolve().name}",

@@ -5,7 +5,8 @@ by `gen.core.record_files`), a record table folder (e.g. `RUN/labeled`), a run f
 `--split` (records of that split of its newest export, or `all` of the dataset),
 a `.txt` file or a folder of them (one document each, id = its path inside the folder
 without `.txt`, read and named as `gen import` reads and names it:
-gen.core.record_files.read_text_file and file_record_id).
+gen.core.record_files.read_text_file and file_record_id; the folder's other files are
+skipped and listed, as `gen import` lists the files no reader takes).
 The output is the same records with the detector's spans (`source = model`).
 """
 
@@ -18,11 +19,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import UsageError
-from gen.core.files import write_atomic
+from gen.core.files import check_writable, write_atomic
 from gen.core.progress import progress
 from gen.core.record_files import (
     file_record_id,
     is_text_file,
+    listed,
     read_record_file,
     read_text_file,
 )
@@ -49,10 +51,15 @@ class PredictReport:
         return self.documents / self.seconds if self.seconds else 0.0
 
 
-def _text_files(folder: Path) -> list[Record]:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and is_text_file(p))
+def _text_files(folder: Path, skipped: list[Path]) -> list[Record]:
+    """The documents of the .txt files of `folder`; its other files go to `skipped`."""
+    found = sorted(p for p in folder.rglob("*") if p.is_file())
+    files = [path for path in found if is_text_file(path)]
+    others = [path for path in found if not is_text_file(path)]
     if not files:
-        raise UsageError(f"{folder} holds no .txt files")
+        only = f" (only files that are not .txt: {listed(others)})" if others else ""
+        raise UsageError(f"{folder} holds no .txt files{only}")
+    skipped.extend(others)
     return [_text_record(path, folder) for path in files]
 
 
@@ -83,8 +90,10 @@ def _run_split(run: Path, split: str) -> list[Record]:
     return chosen
 
 
-def read_inputs(path: Path, split: str = "test") -> list[Record]:
-    """The records of INPUT, whatever its form (see the module docstring)."""
+def read_inputs(path: Path, split: str = "test", skipped: list[Path] | None = None) -> list[Record]:
+    """The records of INPUT, whatever its form (see the module docstring); the files of a
+    folder of text files that are not .txt are added to `skipped` (the caller lists them,
+    as `gen import` lists the files no reader takes)."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"input {path} not found")
@@ -93,7 +102,7 @@ def read_inputs(path: Path, split: str = "test") -> list[Record]:
             return _run_split(path, split)
         if RecordTable(path).exists():
             return read_record_file(path, "input")
-        return _text_files(path)
+        return _text_files(path, [] if skipped is None else skipped)
     if path.suffix in (".jsonl", ".parquet"):
         return read_record_file(path, "input")
     if is_text_file(path):
@@ -134,8 +143,10 @@ def write_predictions(path: Path, records: Sequence[Record]) -> None:
 
 
 def check_out(out: Path) -> None:
+    """A wrong or unwritable `--out` is refused before anything is read or predicted."""
     if Path(out).suffix not in (".jsonl", ".parquet"):
         raise UsageError(f"--out {out}: expected a .jsonl or .parquet file name")
+    check_writable(out, "--out")
 
 
 def predict_file(detector: Detector, source: Path, out: Path, split: str = "test") -> PredictReport:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gen.core.errors import UsageError
-from gen.core.files import read_json_object, write_atomic, write_json_atomic
+from gen.core.files import check_writable, read_json_object, write_atomic, write_json_atomic
 from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
@@ -232,11 +232,12 @@ def write_state(run: Path, report: PushReport, options: PushOptions) -> None:
 def write_task_file(run: Path, out: Path, options: PushOptions) -> tuple[Path, Path, int]:
     """Tasks and labeling config as files, for a server this machine cannot reach:
     import `tasks.json` into a project whose config is `label_config.xml`."""
+    tasks_path, config_path = Path(out) / "tasks.json", Path(out) / "label_config.xml"
+    check_writable(tasks_path, "--out")
     reviewed = reviewed_ids(run) if options.select else set()
     records = selected_records(read_table(run, options.table), options, reviewed)
     labels = review_labels(category_labels(options.prompts_dir), labels_in_use(records))
     target = LabelTarget(LABELS_NAME, TEXT_NAME, tuple(labels))
-    tasks_path, config_path = Path(out) / "tasks.json", Path(out) / "label_config.xml"
     payload = [task(record, target, options.unit) for record in records]
     write_atomic(tasks_path, json.dumps(payload, ensure_ascii=False, indent=1).encode())
     write_atomic(config_path, labeling_config(labels).encode())

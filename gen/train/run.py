@@ -5,7 +5,9 @@ one rename at the end, so `--out` always holds a complete detector (or the
 previous one); the staging folders of a killed training are removed by the next
 one into the same folder, which holds a lock meanwhile (gen.core.staging).
 Checkpoints and finished learning-curve points live in a work folder beside it
-(`.<name>.work`) until the run succeeds, so a re-run resumes.
+(`.<name>.work`) until the run succeeds, so a re-run resumes; a training refused or
+failed before it kept any leaves no work folder, and the lock file goes with the lock.
+An unwritable model folder is refused before any work.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen.core.files import write_atomic, write_json_atomic
+from gen.core.files import check_writable, write_atomic, write_json_atomic
 from gen.core.progress import progress_stage, say
 from gen.core.records import Record
 from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
@@ -46,6 +48,10 @@ class TrainReport:
     gold_left_out: list[str] = field(default_factory=list)
 
 
+#: Where the tables of `gen train` (which has no `--format json`) say the scores are whole.
+WHOLE_SCORES = "scores.json in the model folder"
+
+
 def default_out(run: Path, settings: TrainSettings) -> Path:
     return Path(run) / "models" / settings.trainer
 
@@ -60,12 +66,14 @@ def train_detector(
 ) -> TrainReport:
     trainer = trainer_class(settings.trainer)()
     trainer.check(settings)
+    given = out is not None
+    out = Path(out or default_out(run, settings))
+    check_writable(out, "--out" if given else "model folder", replaced_folder=True)
     gold_records = load_gold(gold, dataset_labels(run)) if gold else None
     data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
     gold_left_out: list[str] = []
     if gold_records is not None:
         gold_records, gold_left_out = unseen_gold(gold_records, data)
-    out = Path(out or default_out(run, settings))
     work = out.with_name(f".{out.name}.work")
     with folder_lock(out.parent, out.name, f"`gen train` into {out}"):
         removed = remove_leftovers(out.parent, out.name)
@@ -86,10 +94,23 @@ def train_detector(
                 write_curve(staging, curve)
             _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
             swap_in(staging, out)
+        except BaseException:
+            _keep_if_resumable(work)
+            raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
     return TrainReport(out, info, seconds, scored, curve, data.reexported, removed, gold_left_out)
+
+
+def _keep_if_resumable(work: Path) -> None:
+    """After a refused, failed or interrupted training: keep the work folder when it holds
+    something a re-run resumes from (a checkpoint, a finished learning-curve point), and
+    say so; else remove it, so nothing is left beside the model folder."""
+    if any(path.is_file() for path in work.rglob("*")):
+        say(f"kept {work} for the same command to resume from")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _train_and_score(
@@ -203,6 +224,7 @@ def _write_outputs(
         },
     )
     for s in scored:
-        write_atomic(folder / f"{s.name}.txt", render_text(s.evaluation).encode())
+        table = render_text(s.evaluation, whole=WHOLE_SCORES)
+        write_atomic(folder / f"{s.name}.txt", table.encode())
     card = model_card(settings, info, manifest, scored, seconds, curve)
     write_atomic(folder / "README.md", card.encode())

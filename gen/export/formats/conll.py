@@ -1,16 +1,19 @@
 """`conll`: one `word<TAB>tag` per line, a blank line after each sentence, and a
-`-DOCSTART-<TAB>O<TAB>id="..."` line (then a blank line) before each record.
+`-DOCSTART-<TAB>O<TAB>id="..."<TAB>O` line (then a blank line) before each record.
 
 Sentences come from the project's sentence splitter, joined where a span runs
 across a boundary; tags are computed per sentence, so in BIO every sentence
 starts afresh (an entity never begins with `I-`). Every word of a document
-belongs to exactly one sentence, so no tag is lost between sentences. The
-document lines are the CoNLL-2003 convention in two columns (the token and the
-tag `O`), with the record's id in a third column (`id=` and the id as a JSON string, so
-that any id survives): `gen import` starts a record of that id at each, Flair reads them
-as document boundaries (`document_separator_token="-DOCSTART-"`; it reads the token and
-tag columns only), and readers that skip lines starting with `-DOCSTART-` (the usual
-CoNLL-2003 loaders) skip them.
+belongs to exactly one sentence, so no tag is lost between sentences.
+
+The document lines follow the CoNLL-2003 convention (the token `-DOCSTART-`, the tag
+`O`) and carry the record's id (`id=` and the id as a JSON string, so that any id
+survives) between two `O` columns: every line's second column and its last column are
+its tag, so a reader that takes the tag from the second column (Flair's `{0: "text", 1:
+"ner"}`, with `document_separator_token="-DOCSTART-"`) and one that takes it from the
+last column (spaCy's converter, the usual CoNLL-2003 and seqeval scripts) both read `O`
+there, and readers that skip lines starting with `-DOCSTART-` skip them. `gen import`
+starts a record of that id at each.
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ _ID = re.compile(r'\sid=("(?:[^"\\]|\\.)*")')
 
 
 def docstart_line(record_id: str) -> str:
-    """The document line of a record: `-DOCSTART-<TAB>O<TAB>id="..."`."""
-    return f"{DOCSTART}\tid={json.dumps(record_id, ensure_ascii=False)}"
+    """The document line of a record: `-DOCSTART-<TAB>O<TAB>id="..."<TAB>O`."""
+    return f"{DOCSTART}\tid={json.dumps(record_id, ensure_ascii=False)}\t{OUTSIDE}"
 
 
 def docstart_id(line: str) -> str | None:
