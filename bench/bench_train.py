@@ -24,7 +24,8 @@ from gen.core.store import RecordTable
 from gen.dataset.assemble import build_dataset
 from gen.dataset.options import BuildOptions
 from gen.predict.detector import Detector
-from gen.train import TrainSettings, load_detector
+from gen.predict.loader import load_detector
+from gen.train import TrainSettings
 from gen.train.curve import summarize
 from gen.train.run import train_detector
 from scraping.queries.generate import generate_queries

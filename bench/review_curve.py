@@ -86,7 +86,7 @@ def main() -> None:
             results = []
             for seed in seeds if rule == "random" else seeds[:1]:
                 used = None if rule == "random" else detector
-                chosen = select_ids(unlabeled, rule, count, detector=used, seed=seed)
+                chosen = select_ids(unlabeled, rule, count, detector=used, seed=seed).ids
                 added = [labeled[i] for i in chosen]
                 result, _ = train_and_score(settings, train + added, dev, gold)
                 results.append(result["micro_f1"])

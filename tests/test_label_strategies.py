@@ -8,7 +8,9 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
@@ -23,6 +25,7 @@ from gen.core.records import Record, Span
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.core.yamlio import StrictModel
+from gen.predict.detector import UnreadTexts
 from labeling.options import LabelOptions
 from labeling.run import run
 from labeling.strategies import (
@@ -162,3 +165,52 @@ def test_cli_rejects_an_unknown_strategy_in_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["label", "--run", str(paths.root), "--strategy", "x,censor"])
     assert result.exit_code == 2
     assert "unknown strategy 'x'" in result.output and "Traceback" not in result.output
+
+
+def test_cli_notes_a_detector_no_chosen_strategy_reads(
+    toy: Strategy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = make_run(tmp_path)
+    prompts = prompts_with_toy_block(tmp_path)
+    args = ["label", "--run", str(paths.root), "--strategy", "toy", "--prompts", str(prompts)]
+    result = CliRunner().invoke(main, [*args, "--detector", str(tmp_path / "model")])
+    assert result.exit_code == 0, result.output
+    assert "note: --detector does not apply to --strategy toy; ignored" in result.output
+
+
+class BellDetector:
+    """Finds "diabetes"; cannot read a text that holds a bell character."""
+
+    labels: ClassVar[list[str]] = ["health"]
+    scored = True
+
+    def predict(self, texts: list[str]) -> list[list[Span]]:
+        found = [
+            [Span(t.index("diabetes"), t.index("diabetes") + 8, "health", "model", score=0.9)]
+            if "diabetes" in t
+            else []
+            for t in texts
+        ]
+        unread = {i: "its tokens do not map back to it" for i, t in enumerate(texts) if "\a" in t}
+        if unread:
+            raise UnreadTexts(unread, found)
+        return found
+
+
+def test_the_detector_strategy_names_a_document_it_cannot_read_and_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("labeling.strategies.detector.load_detector", lambda f: BellDetector())
+    paths = RunPaths(tmp_path / "run")
+    bell = documents()[1]
+    with RecordTable(paths.documents) as table:
+        table.extend([documents()[0], replace(bell, text=bell.text + "\a"), documents()[2]])
+    args = ["label", "--run", str(paths.root), "--strategy", "detector", "--detector", "model"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "left out d-judicial: its tokens do not map back to it" in result.output
+    assert "detector: ok 2, failed 1 (reasons: unread 1)" in result.output
+    labeled = {r.id: r for r in RecordTable(paths.labeled).read()}
+    found = {i: [s.label for s in r.spans if s.source == "detector"] for i, r in labeled.items()}
+    assert found == {"d-health": ["health"], "d-judicial": [], "d-other": []}
+    assert labeled["d-judicial"].flags == ["detector_failed"]

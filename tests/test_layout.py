@@ -77,6 +77,28 @@ def test_no_module_imports_itself_through_others() -> None:
         pytest.fail("import circle: " + " -> ".join(reversed(cycle)))
 
 
+def reached(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module `start` imports, directly or through others."""
+    seen, todo = set(), [start]
+    while todo:
+        for module in graph[todo.pop()] - seen:
+            seen.add(module)
+            todo.append(module)
+    return seen
+
+
+def test_detectors_load_from_below_the_stage_that_trains_them() -> None:
+    """Labeling, prediction and review use trained detectors; none of them depends on
+    `gen.train` (a stage above them): gen.predict.loader imports the trainer that made a
+    folder by name, on use."""
+    graph = import_graph(ROOT, PACKAGES)
+    users = [m for m in graph if m.startswith(("labeling", "gen.predict", "gen.review"))]
+    assert "labeling.strategies.detector" in users and "gen.predict.loader" in users
+    for module in users:
+        above = sorted(m for m in reached(graph, module) if m.startswith("gen.train"))
+        assert not above, f"{module} imports {', '.join(above)}"
+
+
 def test_the_check_finds_circles_through_annotations_and_relative_imports(
     tmp_path: Path,
 ) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import ClassVar
 
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gen.cli import main
 from gen.core.records import Record, Span, check_spans
-from gen.predict.run import predict_records
+from gen.predict.detector import UnreadTexts
+from gen.predict.run import BATCH, predict_records
 from gen.predict.windows import Window, merge_windows, resolve_overlaps, word_windows
 from gen.text.words import word_spans
 
@@ -113,7 +117,7 @@ def test_predicted_spans_cover_whole_words_and_no_whitespace():
         Span(code, code + 5, "LOCATION", "model", score=0.9),  # "5SY\n\n"
     ]
     record = Record("r", text, "other", "note", "en", "import")
-    (out,) = predict_records(FixedDetector(spans), [record])
+    (out,) = predict_records(FixedDetector(spans), [record]).records
     assert [text[s.start : s.end] for s in out.spans] == ["\U0001f1ee\U0001f1f9", family, "5SY"]
     assert out.spans[2].score == 0.9
 
@@ -122,6 +126,47 @@ def test_spans_snapped_onto_one_word_do_not_overlap():
     text = "Anna Rossi lives here."
     spans = [Span(0, 2, "PERSON", "model", score=0.4), Span(2, 7, "LOCATION", "model", score=0.8)]
     record = Record("r", text, "other", "note", "en", "import")
-    (out,) = predict_records(FixedDetector(spans), [record])
+    (out,) = predict_records(FixedDetector(spans), [record]).records
     assert [(text[s.start : s.end], s.label) for s in out.spans] == [("Anna Rossi", "LOCATION")]
     check_spans(text, out.spans)
+
+
+class PickyDetector:
+    """Finds "Anna" everywhere, but cannot read a text that holds a bell character."""
+
+    labels: ClassVar[list[str]] = ["PERSON"]
+    scored = False
+
+    def predict(self, texts):
+        found = [[Span(0, 4, "PERSON", "model")] if "\x07" not in t else [] for t in texts]
+        unread = {i: "its tokens do not map back to it" for i, t in enumerate(texts) if "\x07" in t}
+        if unread:
+            raise UnreadTexts(unread, found)
+        return found
+
+
+def test_records_the_detector_cannot_read_are_named_and_the_others_go_on():
+    texts = [f"Anna {n}" + "\x07" * (n % 20 == 7) for n in range(BATCH + 10)]
+    records = [
+        Record(f"r{n}", text, "other", "note", "en", "import") for n, text in enumerate(texts)
+    ]
+    predicted = predict_records(PickyDetector(), records)
+    assert predicted.unread == dict.fromkeys(["r7", "r27"], "its tokens do not map back to it")
+    assert [r.id for r in predicted.records] == [r.id for r in records if r.id not in {"r7", "r27"}]
+    assert all(r.spans == [Span(0, 4, "PERSON", "model")] for r in predicted.records)
+
+
+def test_gen_predict_writes_the_records_it_can_read_and_names_the_others(tmp_path, monkeypatch):
+    monkeypatch.setattr("gen.cli.predict.detector_info", lambda folder: {})
+    monkeypatch.setattr("gen.cli.predict.load_detector", lambda *a, **k: PickyDetector())
+    source = tmp_path / "input.jsonl"
+    rows = [{"id": "ok", "text": "Anna lives here."}, {"id": "bell", "text": "Anna\x07 rings."}]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "out.jsonl"
+    args = ["predict", str(source), "--model", str(tmp_path), "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "left out bell: its tokens do not map back to it" in result.output
+    assert "1 documents, 1 spans" in result.output
+    assert "; 1 the detector could not read left out" in result.output
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["ok"]

@@ -25,7 +25,9 @@ from gen.dataset.options import BuildOptions
 from gen.evaluate.run import evaluate
 from gen.importing import RecordDefaults
 from gen.importing.run import import_files
-from gen.train import TrainSettings, load_detector
+from gen.predict.loader import load_detector
+from gen.text.token_offsets import TextNotMapped, token_offsets
+from gen.train import TrainSettings
 from gen.train.encoder_detector import HEAD_FILE, IDENTIFIERS, cut_around
 from gen.train.encoder_features import (
     EncoderSpec,
@@ -46,6 +48,13 @@ GOLD_DEV = Path(__file__).parents[1] / "bench" / "gold" / "gold-dev.jsonl"
 #: nothing from the 135M's vectors stays near the share of sensitive tokens (about 0.2).
 TRAIN_BINARY_F1_FLOOR = 0.5
 ODD_TEXT = "Café 😀 naïve — Ünïcödé. He was diagnosed with diabetes in 2019. 東京で働く。\r\n"
+#: Marks the texts a test makes unmappable.
+UNMAPPABLE = "(no offsets here)"
+#: A form padded with spaces and ruled with dashes.
+FORM = (
+    "CIVIL PARTNERSHIP" + " " * 34 + "Entry No. 0412\n" + " " * 48 + "Registrar: Zoë Ångström\n"
+    + "-" * 64 + "\nSigned\u00a0\t\r\n\x07 He was diagnosed with asthma in 2019."
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -97,6 +106,20 @@ def test_tokens_cover_the_text_and_windows_keep_left_context() -> None:
         np.linalg.norm(alone.vectors, axis=1) * np.linalg.norm(together.vectors, axis=1)
     )
     assert cosine.min() > 0.999
+
+
+def test_token_offsets_are_exact_where_a_piece_is_longer_than_32_bytes() -> None:
+    """SmolLM2 has single tokens for "\\n" and 47 spaces, and for 64 dashes (Qwen2.5 for runs
+    of spaces): llama-cpp-python's detokenize reads such a piece as nothing."""
+    encoder = LlamaCppEncoder(embedded_model_path(), window=64, overlap=16)
+    (vectors,) = encoder.encode([FORM])
+    starts, ends = vectors.offsets[:, 0].tolist(), vectors.offsets[:, 1].tolist()
+    # no gap, in order, to the end (two tokens share a character a byte-level BPE split)
+    assert starts[0] == 0 and ends[-1] == len(FORM) and starts == sorted(starts)
+    assert all(start <= end for start, end in zip(starts[1:], ends[:-1], strict=True))
+    pieces = [FORM[start:end] for start, end in vectors.offsets]
+    assert "-" * 64 in pieces and "\n" + " " * 47 in pieces
+    assert np.isfinite(vectors.vectors).all()
 
 
 def test_unit_labels_take_a_clause_told_inside_a_longer_sentence() -> None:
@@ -165,6 +188,9 @@ def test_predicted_spans_are_exact_units_of_odd_unicode(trained, tmp_path) -> No
         arrays = dict(head)
     arrays["thresholds"] = np.zeros_like(arrays["thresholds"])  # every unit becomes a span
     np.savez(folder / HEAD_FILE, **arrays)
+    info = json.loads((folder / "detector.json").read_text())
+    info["thresholds"] = dict.fromkeys(info["thresholds"], 0.0)  # repeated for the card
+    (folder / "detector.json").write_text(json.dumps(info))
     (spans,) = load_detector(folder).predict([ODD_TEXT])
     units = text_units(ODD_TEXT, "en", "clause")
     assert [(s.start, s.end) for s in spans] == units
@@ -247,3 +273,69 @@ def test_the_detector_strategy_labels_a_run(trained, tmp_path):
     (labeled,) = RecordTable(run / "labeled").read()
     assert all(s.source == "detector" and s.score is not None for s in labeled.spans)
     check_spans(labeled.text, labeled.spans)
+
+
+def _unmappable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts that hold `UNMAPPABLE` get no token offsets, as a tokenizer whose pieces cannot
+    be aligned to a text (gen.text.token_offsets) would give none."""
+
+    def offsets(pieces, text):  # type: ignore[no-untyped-def]
+        if UNMAPPABLE in text:
+            raise TextNotMapped("the tokens' pieces and the text differ too much (a test)")
+        return token_offsets(pieces, text)
+
+    monkeypatch.setattr("gen.backends.llama_cpp_encoder.token_offsets", offsets)
+
+
+def test_a_document_the_encoder_cannot_map_is_named_and_the_others_go_on(
+    trained, gold_run, tmp_path, monkeypatch
+):
+    _unmappable(monkeypatch)
+    runner = CliRunner()
+    # gen predict
+    source = tmp_path / "input.jsonl"
+    rows = [
+        {"id": "plain", "text": ODD_TEXT},
+        {"id": "unmapped", "text": f"{UNMAPPABLE} " + ODD_TEXT},
+    ]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "predicted.jsonl"
+    args = ["predict", str(source), "--model", str(trained.folder), "--out", str(out)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    model = embedded_model_path().name
+    assert f"left out unmapped: {model}: the tokens' pieces and the text differ" in result.output
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["plain"]
+    # gen label --strategy detector
+    run = tmp_path / "run"
+    for name, text in (("plain", FORM), ("unmapped", f"{UNMAPPABLE} " + FORM)):
+        (tmp_path / f"{name}.txt").write_text(text, encoding="utf-8")
+    files = [tmp_path / "plain.txt", tmp_path / "unmapped.txt"]
+    import_files(run, files, "documents", RecordDefaults(category="health"))
+    args = ["label", "--run", str(run), "--strategy", "detector", "--detector", str(trained.folder)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "left out unmapped: " in result.output and "reasons: unread 1" in result.output
+    # gen review push --select uncertain
+    args = ["review", "push", "--run", str(run), "--out", str(tmp_path / "tasks"), "--select",
+            "uncertain", "--sample", "2", "--detector", str(trained.folder)]  # fmt: skip
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "wrote 1 tasks" in result.output and "left out unmapped: " in result.output
+    # gen train --trainer encoder: a few documents it cannot map
+    lines = [json.loads(line) for line in GOLD_DEV.read_text(encoding="utf-8").splitlines()[:16]]
+    marked = {row["id"] for row in lines[::5]}
+    for row in lines:
+        row["text"] += f" {UNMAPPABLE}" * (row["id"] in marked)
+    copy = tmp_path / "marked-run"
+    copy.mkdir()
+    (copy / "gold.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))
+    import_files(copy, [copy / "gold.jsonl"], "gold")
+    build_dataset(copy, BuildOptions(sources=("gold",)))
+    args = ["train", "--run", str(copy), "--trainer", "encoder", "--identifiers", "none"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    info = json.loads((copy / "models" / "encoder" / "detector.json").read_text())
+    named = {line.split(":")[0].split()[-1] for line in result.output.splitlines()
+             if line.strip().startswith("left out ")}  # fmt: skip
+    assert named == marked and set(info["unread_documents"]) <= marked

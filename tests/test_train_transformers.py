@@ -15,7 +15,7 @@ from gen.core.records import check_spans
 from gen.core.store import RecordTable
 from gen.dataset.assemble import build_dataset
 from gen.dataset.options import BuildOptions
-from gen.train import load_detector
+from gen.predict.loader import load_detector
 from scraping.queries.generate import generate_queries
 
 pytest.importorskip("torch")

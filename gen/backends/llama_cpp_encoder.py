@@ -8,14 +8,17 @@ vector per token. A decoder only looks left, so a long text is cut into windows 
 window that holds it, where it has the most left context (at least `overlap` tokens,
 except at the start of the text).
 
-Token offsets: the pieces of a window's tokens are laid end to end in UTF-8; a token whose
-bytes end inside a character (byte-level BPE splits emoji and accents) covers that whole
-character, so every character of the text falls in at least one token's range.
+Token offsets: each token's piece is read whole (llama-cpp-python's `detokenize` cuts a
+piece longer than 32 bytes to nothing: Qwen2.5 has single tokens for runs of spaces), and
+the pieces are aligned to the text (gen.text.token_offsets), so offsets are exact for any
+text; a text whose pieces cannot be aligned gets `TextNotMapped` instead of vectors, and
+the other texts are encoded.
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +28,7 @@ import numpy as np
 
 from gen.backends.llama_cpp import EngineThread
 from gen.core.errors import ModelError
+from gen.text.token_offsets import TextNotMapped, token_offsets
 
 #: Tokens per window, and the overlap that gives a window's first tokens their context.
 DEFAULT_WINDOW = 2048
@@ -75,6 +79,7 @@ class LlamaCppEncoder(EngineThread):
         )
         self.model_path = model_path
         self.dimension = int(self._llama.n_embd())
+        self._pieces: dict[int, bytes] = {}
         # Freed before the interpreter tears down the modules llama.cpp's finalizer needs.
         atexit.register(self.close)
 
@@ -85,19 +90,24 @@ class LlamaCppEncoder(EngineThread):
             del self._llama
         self.cores.close()
 
-    def encode(self, texts: Sequence[str]) -> list[TokenVectors]:
-        """The vectors of every token of each text (none for an empty text). Windows of
-        several texts share one forward pass as separate sequences, up to `window` tokens."""
+    def encode(self, texts: Sequence[str]) -> list[TokenVectors | TextNotMapped]:
+        """The vectors of every token of each text (none for an empty text), or why its
+        tokens cannot be mapped to it. Windows of several texts share one forward pass as
+        separate sequences, up to `window` tokens."""
         return self.on_engine_thread(self._encode, list(texts))
 
-    def _encode(self, texts: list[str]) -> list[TokenVectors]:
-        encoded, jobs = [], []
+    def _encode(self, texts: list[str]) -> list[TokenVectors | TextNotMapped]:
+        encoded: list[TokenVectors | TextNotMapped] = []
+        jobs = []
         for text in texts:
-            data = text.encode("utf-8")
-            tokens = self._llama.tokenize(data, add_bos=False, special=False)
-            starts, ends = self._piece_bounds(tokens, data)
+            tokens = self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            try:
+                offsets = token_offsets([self._piece(token) for token in tokens], text)
+            except TextNotMapped as exc:
+                encoded.append(TextNotMapped(f"{self.model_path.name}: {exc}"))
+                continue
             vectors = np.empty((len(tokens), self.dimension), np.float32)
-            encoded.append(TokenVectors(_char_offsets(data, starts, ends), vectors))
+            encoded.append(TokenVectors(offsets, vectors))
             step = self.window - self.overlap
             for begin in range(0, max(len(tokens) - self.overlap, 1), step):
                 if begin < len(tokens):
@@ -112,16 +122,20 @@ class LlamaCppEncoder(EngineThread):
             self._decode(batch)
         return encoded
 
-    def _piece_bounds(self, tokens: list[int], data: bytes) -> tuple[np.ndarray, np.ndarray]:
-        """Byte range of each token in `data`: its piece's bytes laid end to end."""
-        lengths = [len(self._llama.detokenize([token])) for token in tokens]
-        ends = np.cumsum(lengths, dtype=np.int64)
-        if len(tokens) and int(ends[-1]) != len(data):
-            raise ModelError(
-                f"{self.model_path.name}: the tokens' pieces do not spell the text again "
-                f"({int(ends[-1])} of {len(data)} bytes); its tokenizer gives no token offsets"
-            )
-        return ends - np.asarray(lengths, dtype=np.int64), ends
+    def _piece(self, token: int) -> bytes:
+        """The bytes of one token, however long (a run of spaces can be one token)."""
+        piece = self._pieces.get(token)
+        if piece is None:
+            import llama_cpp
+
+            vocab, size = self._llama._model.vocab, 64
+            buffer = ctypes.create_string_buffer(size)
+            length = llama_cpp.llama_token_to_piece(vocab, token, buffer, size, 0, False)
+            if length < 0:  # the piece is longer than the buffer: -length bytes
+                buffer = ctypes.create_string_buffer(-length)
+                length = llama_cpp.llama_token_to_piece(vocab, token, buffer, -length, 0, False)
+            piece = self._pieces[token] = buffer.raw[:length]
+        return piece
 
     def _decode(self, batch: list[tuple[np.ndarray, int, list[int]]]) -> None:
         """One forward pass over windows of one or more texts; each token of a window keeps
@@ -153,15 +167,3 @@ def _quiet_llama(**kwargs: Any) -> Any:
 
     with suppress_stdout_stderr(disable=False):
         return llama_cpp.Llama(**kwargs)
-
-
-def _char_offsets(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Byte ranges of tokens -> character ranges; a range that cuts a character widens to
-    hold it (its start rounds down, its end up)."""
-    # char_of_byte[b]: the character that byte b belongs to; one past the end for len(data).
-    lead = np.frombuffer(data, np.uint8) & 0xC0 != 0x80
-    char_of_byte = np.concatenate([np.cumsum(lead) - 1, [int(lead.sum())]])
-    char_starts = char_of_byte[starts]
-    last_bytes = np.maximum(ends - 1, starts)
-    char_ends = char_of_byte[last_bytes] + 1
-    return np.stack([char_starts, char_ends], axis=1).astype(np.int32)

@@ -15,6 +15,7 @@ from gen.cli.options import (
     backend_options,
     backend_options_from,
     given,
+    note_ignored,
     prompts_option,
     run_option,
     seed_option,
@@ -38,6 +39,7 @@ from labeling.options import (
     LabelOptions,
 )
 from labeling.run import STAGE, LabelSummary, require_documents, run
+from labeling.strategies.detector import NAME as DETECTOR
 
 
 def _counts(counter: Counter[str]) -> str:
@@ -199,6 +201,8 @@ def label(
     paths = RunPaths(run_dir)
     require_documents(paths)
     chosen = [registry.strategy(name) for name in registry.parse_strategies(strategy)]
+    if all(item.name != DETECTOR for item in chosen):
+        note_ignored("detector", f"--strategy {strategy}")
     needs_model = any(item.needs_model for item in chosen)
     options = LabelOptions(
         strategy=strategy,

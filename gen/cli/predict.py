@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from gen.core.record_files import skipped_line
-from gen.predict.run import SPLITS, check_out, predict_to_file, read_inputs
-from gen.train import detector_info, load_detector
+from gen.predict.loader import detector_info, load_detector
+from gen.predict.run import SPLITS, check_out, predict_to_file, read_inputs, unread_lines
 
 
 @click.command("predict")
@@ -64,7 +64,10 @@ def predict(
         click.echo(skipped_line(skipped, "that are not .txt"))
     detector = load_detector(model, window=window, overlap=overlap)
     report = predict_to_file(detector, records, out)
+    for line in unread_lines(report.unread):
+        click.echo(line, err=True)
+    left_out = f"; {len(report.unread)} the detector could not read left out" * bool(report.unread)
     click.echo(
         f"{report.documents} documents, {report.spans} spans in {report.seconds:.1f} s "
-        f"({report.documents_per_second:.1f} documents/s) -> {report.out}"
+        f"({report.documents_per_second:.1f} documents/s) -> {report.out}{left_out}"
     )

@@ -11,6 +11,7 @@ import click
 
 from gen.cli.options import F, compose_options, prompts_option, run_option, seed_option
 from gen.core.errors import GenError
+from gen.predict.run import unread_lines
 from gen.review.connection import API_KEY_ENV, DEFAULT_URL, Connection
 from gen.review.gold import ReviewResult
 from gen.review.offsets import OFFSET_UNITS
@@ -178,11 +179,25 @@ def push_command(run_dir: Path, **kwargs: Any) -> None:
         prompts_dir=kwargs["prompts_dir"],
     )
     if out is not None:
-        tasks, config, count = write_task_file(run_dir, out, options)
-        click.echo(f"wrote {count} tasks to {tasks} and the labeling config to {config}")
-        return
-    for line in report_lines(push(run_dir, connection, options)):
+        tasks, config, chosen = write_task_file(run_dir, out, options)
+        line = f"wrote {len(chosen.records)} tasks to {tasks} and the labeling config to {config}"
+        if chosen.skipped:
+            line += f"; {chosen.skipped} already reviewed (in RUN/gold) were left out"
+        if chosen.unread:
+            line += f"; {len(chosen.unread)} the detector could not read were left out"
         click.echo(line)
+        _left_out(chosen.unread, chosen.note)
+        return
+    report = push(run_dir, connection, options)
+    for line in report_lines(report):
+        click.echo(line)
+    _left_out(report.unread, report.note)
+
+
+def _left_out(unread: dict[str, str], note: str | None) -> None:
+    """The documents the detector could not read, and a note on a short sample."""
+    for line in [*unread_lines(unread), *[note] * bool(note)]:
+        click.echo(line, err=True)
 
 
 def _finish(result: ReviewResult, run_dir: Path) -> None:

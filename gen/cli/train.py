@@ -11,15 +11,10 @@ from gen.cli.options import note_ignored, run_option, seed_option
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.evaluate.report import render_text
+from gen.predict.loader import TRAINERS, trainer_class
+from gen.predict.run import unread_lines
 from gen.text.units import UNITS
-from gen.train import (
-    DEVICES,
-    IDENTIFIER_MODELS,
-    SPACY_COMPONENTS,
-    TRAINERS,
-    TrainSettings,
-    trainer_class,
-)
+from gen.train import DEVICES, IDENTIFIER_MODELS, SPACY_COMPONENTS, TrainSettings
 from gen.train.curve import parse_shares, summarize
 from gen.train.run import WHOLE_SCORES, train_detector
 
@@ -203,12 +198,18 @@ def train(
         )
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
+    unread = report.info.get("unread_documents", {})
+    for line in unread_lines(unread):
+        click.echo(line, err=True)
+    if unread:
+        click.echo(f"{len(unread)} documents the encoder could not read were left out of training")
     cpu = report.info.get("train_cpu_seconds")
     click.echo(f"trained in {report.train_seconds:.1f} s ({cpu} s CPU) -> {report.folder}")
     for scored in report.scored:
         metrics = ", ".join(f"{k} {v:.3f}" for k, v in summarize(scored.evaluation).items())
+        left_out = f" ({len(scored.unread)} unread left out)" * bool(scored.unread)
         click.echo(
-            f"{scored.name}: {scored.documents} documents, "
+            f"{scored.name}: {scored.documents} documents{left_out}, "
             f"{scored.documents_per_second:.1f} documents/s; {metrics}"
         )
         for note, labels in (
@@ -217,6 +218,8 @@ def train(
         ):
             if labels:
                 click.echo(f"  {note}: {', '.join(labels)}")
+        for line in unread_lines(scored.unread):
+            click.echo(f"  {line}")
     shown = report.scored[-1]
     click.echo(f"\nScores on {shown.name}:")
     click.echo(render_text(shown.evaluation, whole=WHOLE_SCORES), nl=False)

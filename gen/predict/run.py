@@ -7,7 +7,9 @@ a `.txt` file or a folder of them (one document each, id = its path inside the f
 without `.txt`, read and named as `gen import` reads and names it:
 gen.core.record_files.read_text_file and file_record_id; the folder's other files are
 skipped and listed, as `gen import` lists the files no reader takes).
-The output is the same records with the detector's spans (`source = model`).
+The output is the same records with the detector's spans (`source = model`); a record
+the detector cannot read (gen.predict.detector.UnreadTexts) is left out of it, named and
+counted, and the others go on.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from gen.core.record_files import (
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable, write_records
-from gen.predict.detector import Detector
+from gen.predict.detector import Detector, UnreadTexts
 from gen.predict.windows import resolve_overlaps
 from gen.text.words import snap_to_words
 
@@ -40,11 +42,20 @@ SPLITS = ("train", "dev", "test", "all")
 
 
 @dataclass
+class Predictions:
+    records: list[Record]
+    #: Record id -> why the detector could not read it; these are not in `records`.
+    unread: dict[str, str]
+
+
+@dataclass
 class PredictReport:
     documents: int
     spans: int
     seconds: float
     out: Path
+    #: Record id -> why the detector could not read it (left out of `out`).
+    unread: dict[str, str]
 
     @property
     def documents_per_second(self) -> float:
@@ -115,19 +126,33 @@ def read_inputs(path: Path, split: str = "test", skipped: list[Path] | None = No
 
 def predict_records(
     detector: Detector, records: Sequence[Record], *, description: str = "predict"
-) -> list[Record]:
+) -> Predictions:
     """The records with the detector's spans in place of theirs, on whole words (a model's
-    offsets may cut a grapheme cluster or take in a line break: `snap_to_words`), checked."""
-    out = []
+    offsets may cut a grapheme cluster or take in a line break: `snap_to_words`), checked;
+    the records it cannot read apart."""
+    out, unread = [], {}
     with progress(description, len(records)) as bar:
         for start in range(0, len(records), BATCH):
             batch = records[start : start + BATCH]
-            for record, found in zip(batch, detector.predict([r.text for r in batch]), strict=True):
-                spans = resolve_overlaps(snap_to_words(record.text, found))
+            try:
+                found = detector.predict([r.text for r in batch])
+                reasons: dict[int, str] = {}
+            except UnreadTexts as exc:
+                found, reasons = exc.results, exc.reasons
+            for index, (record, spans) in enumerate(zip(batch, found, strict=True)):
+                if index in reasons:
+                    unread[record.id] = reasons[index]
+                    continue
+                spans = resolve_overlaps(snap_to_words(record.text, spans))
                 check_spans(record.text, spans, record_id=record.id)
                 out.append(replace(record, spans=spans))
             bar.advance(len(batch))
-    return out
+    return Predictions(out, unread)
+
+
+def unread_lines(unread: dict[str, str]) -> list[str]:
+    """One line per record a detector could not read, naming it and why."""
+    return [f"left out {record_id}: {reason}" for record_id, reason in unread.items()]
 
 
 def write_predictions(path: Path, records: Sequence[Record]) -> None:
@@ -161,5 +186,6 @@ def predict_to_file(detector: Detector, records: Sequence[Record], out: Path) ->
     started = time.perf_counter()
     predicted = predict_records(detector, records)
     seconds = time.perf_counter() - started
-    write_predictions(out, predicted)
-    return PredictReport(len(predicted), sum(len(r.spans) for r in predicted), seconds, Path(out))
+    write_predictions(out, predicted.records)
+    spans = sum(len(r.spans) for r in predicted.records)
+    return PredictReport(len(predicted.records), spans, seconds, Path(out), predicted.unread)

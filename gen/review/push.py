@@ -10,7 +10,9 @@ for `pull` and `report`; the API key never is.
 
 `--select` (gen.review.select) picks the documents a trained detector would learn most
 from instead of the doubt-ordered sample, leaving out those already in the project or in
-RUN/gold: each push of a round of review adds new documents.
+RUN/gold: each push of a round of review adds new documents. The detector is loaded and
+checked before the server is asked; the documents it cannot read are named and never
+chosen, and a `--sample` larger than what there is to choose from is said.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from gen.core.progress import progress
 from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.predict.detector import Detector
+from gen.predict.loader import detector_info
 from gen.review.config import (
     LABELS_NAME,
     TEXT_NAME,
@@ -38,10 +42,9 @@ from gen.review.config import (
 )
 from gen.review.connection import Connection, api_errors
 from gen.review.offsets import OffsetUnit
-from gen.review.sample import Stratify, sample_records
-from gen.review.select import check_rule, select_ids
+from gen.review.sample import Stratify
+from gen.review.select import Chosen, check_rule, selected_records, selection_detector
 from gen.review.tasks import ID_KEY, labels_in_use, task
-from gen.train import detector_info, load_detector
 
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
@@ -98,6 +101,10 @@ class PushReport:
     changed: list[str] = field(default_factory=list)
     #: Records `--select` left out: already in the project or in RUN/gold.
     skipped: int = 0
+    #: Record id -> why the detector could not read it (never selected).
+    unread: dict[str, str] = field(default_factory=dict)
+    #: Said when `--sample` asks for more documents than there are to choose from.
+    note: str | None = None
 
 
 def read_table(run: Path, table: str) -> list[Record]:
@@ -150,31 +157,9 @@ def reviewed_ids(run: Path) -> set[str]:
     return {record.id for record in gold.read()} if gold.exists() else set()
 
 
-def selected_records(
-    records: list[Record], options: PushOptions, exclude: Collection[str] = ()
-) -> list[Record]:
-    """The table's records, the sample of them that `--sample` asks for, or the ones
-    `--select` picks among those not in `exclude` (pushed or reviewed already)."""
-    if options.select is not None and options.sample is not None:
-        detector = load_detector(options.detector) if options.detector is not None else None
-        ids = select_ids(
-            records,
-            options.select,
-            options.sample,
-            detector=detector,
-            seed=options.seed,
-            exclude=exclude,
-        )
-        by_id = {record.id: record for record in records}
-        return [by_id[record_id] for record_id in ids]
-    if options.sample is not None:
-        stratify = options.stratify or "category"
-        return sample_records(records, options.sample, stratify, options.seed)
-    return records
-
-
 def push(run: Path, connection: Connection, options: PushOptions) -> PushReport:
     table = read_table(run, options.table)
+    detector = selection_detector(options.detector, options.select)
     title = options.project or f"gen review: {Path(run).resolve().name}"
     client = connection.client()
     with api_errors(connection, "checking the API key"):
@@ -192,7 +177,8 @@ def push(run: Path, connection: Connection, options: PushOptions) -> PushReport:
     with api_errors(connection, f"listing the tasks of project {name}"):
         present = existing_tasks(client, project.id)
     exclude = set(present) | reviewed_ids(run) if options.select else set()
-    records = selected_records(table, options, exclude)
+    chosen = _chosen(table, options, exclude, detector)
+    records = chosen.records
     target = label_target(project.label_config or "", labels_in_use(records), project=name)
     changed = [r.id for r in records if r.id in present and present[r.id][1] != r.text]
     todo = [r for r in records if r.id not in present]
@@ -212,10 +198,26 @@ def push(run: Path, connection: Connection, options: PushOptions) -> PushReport:
         pushed=len(todo),
         present=len(records) - len(todo),
         changed=changed,
-        skipped=len({r.id for r in table} & exclude),
+        skipped=chosen.skipped,
+        unread=chosen.unread,
+        note=chosen.note,
     )
     write_state(run, report, options)
     return report
+
+
+def _chosen(
+    table: list[Record], options: PushOptions, exclude: Collection[str], detector: Detector | None
+) -> Chosen:
+    return selected_records(
+        table,
+        options.sample,
+        select=options.select,
+        stratify=options.stratify,
+        seed=options.seed,
+        exclude=exclude,
+        detector=detector,
+    )
 
 
 def write_state(run: Path, report: PushReport, options: PushOptions) -> None:
@@ -229,19 +231,21 @@ def write_state(run: Path, report: PushReport, options: PushOptions) -> None:
     write_json_atomic(RunPaths(Path(run)).review / STATE_FILE, state)
 
 
-def write_task_file(run: Path, out: Path, options: PushOptions) -> tuple[Path, Path, int]:
+def write_task_file(run: Path, out: Path, options: PushOptions) -> tuple[Path, Path, Chosen]:
     """Tasks and labeling config as files, for a server this machine cannot reach:
     import `tasks.json` into a project whose config is `label_config.xml`."""
     tasks_path, config_path = Path(out) / "tasks.json", Path(out) / "label_config.xml"
     check_writable(tasks_path, "--out")
+    table = read_table(run, options.table)
+    detector = selection_detector(options.detector, options.select)
     reviewed = reviewed_ids(run) if options.select else set()
-    records = selected_records(read_table(run, options.table), options, reviewed)
-    labels = review_labels(category_labels(options.prompts_dir), labels_in_use(records))
+    chosen = _chosen(table, options, reviewed, detector)
+    labels = review_labels(category_labels(options.prompts_dir), labels_in_use(chosen.records))
     target = LabelTarget(LABELS_NAME, TEXT_NAME, tuple(labels))
-    payload = [task(record, target, options.unit) for record in records]
+    payload = [task(record, target, options.unit) for record in chosen.records]
     write_atomic(tasks_path, json.dumps(payload, ensure_ascii=False, indent=1).encode())
     write_atomic(config_path, labeling_config(labels).encode())
-    return tasks_path, config_path, len(records)
+    return tasks_path, config_path, chosen
 
 
 def report_lines(report: PushReport) -> list[str]:
@@ -253,6 +257,8 @@ def report_lines(report: PushReport) -> list[str]:
     )
     if report.skipped:
         summary += f"; {report.skipped} already pushed or reviewed were left out"
+    if report.unread:
+        summary += f"; {len(report.unread)} the detector could not read were left out"
     lines = [summary, f"open {report.url}/projects/{report.project_id}/data to review"]
     lines += [
         f"warning: record {record_id} changed since its task was pushed; delete the task in "

@@ -10,7 +10,7 @@ documents it already gets right. Three rules rank a pool of records:
   record's is the largest over its units, so one unit right at its threshold ranks the
   record first. Other detectors give only their spans: a span's doubt is the closeness
   of its score to 0.5, and a record without a scored span is sure (0). A detector whose
-  spans carry no score at all (spaCy ner) is refused.
+  spans carry no score at all (spaCy ner) is refused before any record is scored.
 - `disagreement`: the share of a record's words (gen.text.words, as in `gen label`'s
   agreement) whose label differs between the detector's spans and the record's own spans
   of the labels the detector knows: where the labels and the detector disagree, one of
@@ -18,15 +18,20 @@ documents it already gets right. Three rules rank a pool of records:
 - `random`: a seeded random sample, the baseline the other two must beat.
 
 Records already pushed or reviewed are passed as `exclude` and never chosen, so each
-round picks new documents. Ties (and the whole order of `random`) follow a seeded hash
-of the id. `choose` is the pure part (scores -> ids); `select_ids` scores a pool with a
-detector and chooses, for `push` and for scripts that have no server.
+round picks new documents; records the detector cannot read (`UnreadTexts`) are never
+chosen either, and named. Ties (and the whole order of `random`)
+follow a seeded hash of the id. `choose` is the pure part (scores -> ids); `select_ids`
+scores a pool with a detector and chooses, for `push` and for scripts that have no server;
+`selected_records` is what `push` sends: everything, the stratified sample
+(gen.review.sample), or the selection, with what was left out.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,9 +39,10 @@ import numpy as np
 from gen.core.errors import UsageError
 from gen.core.progress import progress
 from gen.core.records import Record, Span
-from gen.predict.detector import Detector
+from gen.predict.detector import Detector, UnreadTexts
+from gen.predict.loader import load_detector
 from gen.predict.run import BATCH, predict_records
-from gen.review.sample import tie_break
+from gen.review.sample import Stratify, sample_records, tie_break
 from labeling.agreement import token_labels
 
 RULES = ("uncertain", "disagreement", "random")
@@ -53,6 +59,23 @@ def check_rule(rule: str, has_detector: bool) -> None:
         raise UsageError(f"--select {rule} needs --detector DIR, a model folder of gen train")
     if rule not in NEEDS_DETECTOR and has_detector:
         raise UsageError(f"--select {rule} reads no detector; leave out --detector")
+
+
+def check_detector(rule: str, detector: Detector) -> None:
+    """Refuse, before any record is scored, a detector that `rule` cannot read."""
+    if rule == "uncertain" and not detector.scored:
+        raise UsageError(
+            "--select uncertain: the detector's spans carry no score (a spaCy ner model); "
+            "use --select disagreement or random, or a detector that scores its spans"
+        )
+
+
+@dataclass
+class Selection:
+    #: The chosen record ids, the first chosen first.
+    ids: list[str]
+    #: Record id -> why the detector could not read it: never chosen.
+    unread: dict[str, str]
 
 
 def choose(
@@ -88,28 +111,32 @@ def span_uncertainty(spans: Sequence[Span]) -> float | None:
     return max(float(closeness(score, 0.5)) for score in scores) if scores else None
 
 
-def uncertainty_scores(detector: Detector, records: Sequence[Record]) -> list[float]:
-    """Each record's doubt: from unit probabilities where the detector gives them, else
-    from its span scores."""
+def uncertainty_scores(
+    detector: Detector, records: Sequence[Record]
+) -> tuple[list[float], dict[str, str]]:
+    """Each record's doubt, from unit probabilities where the detector gives them, else
+    from its span scores; and the records it could not read (doubt 0)."""
     scorer: Any = detector  # the encoder detector has unit_scores and thresholds
     if not hasattr(scorer, "unit_scores"):
         predicted = predict_records(detector, records, description="select")
-        found = [span_uncertainty(record.spans) for record in predicted]
-        if any(record.spans for record in predicted) and all(f is None for f in found):
-            raise UsageError(
-                "--select uncertain: the detector's spans carry no score (a spaCy ner model); "
-                "use --select disagreement or random, or a detector that scores its spans"
-            )
-        return [0.0 if value is None else value for value in found]
+        found = {r.id: span_uncertainty(r.spans) for r in predicted.records}
+        scores = [found.get(record.id) or 0.0 for record in records]
+        return scores, predicted.unread
     thresholds = np.asarray(scorer.thresholds, dtype=float)
-    scores = []
+    scores, unread = [], {}
     with progress("select", len(records)) as bar:
         for start in range(0, len(records), BATCH):
             batch = records[start : start + BATCH]
-            for _units, probabilities in scorer.unit_scores([record.text for record in batch]):
+            try:
+                results, reasons = scorer.unit_scores([record.text for record in batch]), {}
+            except UnreadTexts as exc:
+                results, reasons = exc.results, exc.reasons
+            for index, (_units, probabilities) in enumerate(results):
                 scores.append(unit_uncertainty(probabilities, thresholds))
+                if index in reasons:
+                    unread[batch[index].id] = reasons[index]
             bar.advance(len(batch))
-    return scores
+    return scores, unread
 
 
 def disagreement(text: str, first: Sequence[Span], second: Sequence[Span]) -> float:
@@ -119,15 +146,22 @@ def disagreement(text: str, first: Sequence[Span], second: Sequence[Span]) -> fl
     return sum(differs) / len(differs) if differs else 0.0
 
 
-def disagreement_scores(detector: Detector, records: Sequence[Record]) -> list[float]:
+def disagreement_scores(
+    detector: Detector, records: Sequence[Record]
+) -> tuple[list[float], dict[str, str]]:
     """Each record's disagreement with the detector, on the labels the detector knows
-    (a PII span is no fault of a detector of special categories)."""
+    (a PII span is no fault of a detector of special categories); and the records it could
+    not read (0)."""
     known = set(detector.labels)
     predicted = predict_records(detector, records, description="select")
-    return [
-        disagreement(record.text, [s for s in record.spans if s.label in known], found.spans)
-        for record, found in zip(records, predicted, strict=True)
+    found = {record.id: record.spans for record in predicted.records}
+    scores = [
+        disagreement(record.text, [s for s in record.spans if s.label in known], found[record.id])
+        if record.id in found
+        else 0.0
+        for record in records
     ]
+    return scores, predicted.unread
 
 
 def select_ids(
@@ -138,16 +172,74 @@ def select_ids(
     detector: Detector | None = None,
     seed: int = 0,
     exclude: Collection[str] = (),
-) -> list[str]:
+) -> Selection:
     """The ids of up to `n` records of `records` by `rule`, none of `exclude` (only the
-    other records are shown to the detector)."""
+    other records are shown to the detector) nor of those the detector cannot read."""
     check_rule(rule, detector is not None)
     candidates = [record for record in records if record.id not in exclude]
+    unread: dict[str, str] = {}
     if detector is None:
         scores = [0.0] * len(candidates)
-    elif rule == "uncertain":
-        scores = uncertainty_scores(detector, candidates)
     else:
-        scores = disagreement_scores(detector, candidates)
+        check_detector(rule, detector)
+        rule_scores = uncertainty_scores if rule == "uncertain" else disagreement_scores
+        scores, unread = rule_scores(detector, candidates)
     by_id = {record.id: score for record, score in zip(candidates, scores, strict=True)}
-    return choose(by_id, n, seed=seed, exclude=exclude)
+    return Selection(choose(by_id, n, seed=seed, exclude={*exclude, *unread}), unread)
+
+
+@dataclass
+class Chosen:
+    """The records to push, and what choosing them left out."""
+
+    records: list[Record]
+    #: Records `--select` left out: already in the project or in RUN/gold.
+    skipped: int = 0
+    #: Record id -> why the detector could not read it (never chosen).
+    unread: dict[str, str] = field(default_factory=dict)
+    #: Said when `--sample` asks for more documents than there are to choose from.
+    note: str | None = None
+
+
+def selection_detector(folder: Path | None, rule: str | None) -> Detector | None:
+    """The detector `--select RULE` scores with, loaded and checked before any work."""
+    if folder is None or rule is None:
+        return None
+    detector = load_detector(folder)
+    check_detector(rule, detector)
+    return detector
+
+
+def selected_records(
+    records: list[Record],
+    sample: int | None,
+    *,
+    select: str | None = None,
+    stratify: Stratify | None = None,
+    seed: int = 0,
+    exclude: Collection[str] = (),
+    detector: Detector | None = None,
+) -> Chosen:
+    """All `records`, the stratified sample of `sample` of them (gen.review.sample), or the
+    `sample` that rule `select` picks with `detector` among those not in `exclude`."""
+    if sample is None:
+        return Chosen(records)
+    if select is None:
+        chosen = sample_records(records, sample, stratify or "category", seed)
+        return Chosen(chosen, note=_short_note(sample, len(records), "in the table"))
+    selection = select_ids(records, select, sample, detector=detector, seed=seed, exclude=exclude)
+    by_id = {record.id: record for record in records}
+    skipped = len(by_id.keys() & set(exclude))
+    pool = len(by_id) - skipped - len(selection.unread)
+    return Chosen(
+        [by_id[record_id] for record_id in selection.ids],
+        skipped,
+        selection.unread,
+        _short_note(sample, pool, "left to choose from"),
+    )
+
+
+def _short_note(sample: int, pool: int, where: str) -> str | None:
+    if sample <= pool:
+        return None
+    return f"note: --sample {sample}, but only {pool} documents {where}: all {pool} taken"

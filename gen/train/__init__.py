@@ -5,35 +5,27 @@ A trainer is a class with a `name`, the export format it trains from
 what cannot work before any export, `unused(settings)` naming the options it ignores,
 `fit(data, folder, settings, work)` that writes a model into `folder`, and
 `load(folder, info)` that gives back a `gen.predict.detector.Detector`. Adding a
-trainer is one new module plus a line in `TRAINERS`; everything else (export, scores,
-model card, learning curve) is shared.
+trainer is one new module plus a line in `TRAINERS` (gen.predict.loader); everything else
+(export, scores, model card, learning curve) is shared.
 `gen train` writes `detector.json` next to the model, naming the trainer that made it;
-`load_detector` asks that trainer to load the model.
+`gen.predict.loader.load_detector` asks that trainer to load the model.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gen.core.errors import UsageError
+from gen.predict.loader import TRAINERS
 from gen.text.units import UNITS
 
 if TYPE_CHECKING:
     from gen.predict.detector import Detector
     from gen.train.data import TrainingData
 
-DETECTOR_FILE = "detector.json"
-
-#: trainer name -> "module:class" (imported on use: each pulls in a heavy library).
-TRAINERS: dict[str, str] = {
-    "spacy": "gen.train.spacy_trainer:SpacyTrainer",
-    "transformers": "gen.train.transformers_trainer:TransformersTrainer",
-    "encoder": "gen.train.encoder_trainer:EncoderTrainer",
-}
 SPACY_COMPONENTS = ("ner", "spancat")
 CLASS_WEIGHTS = ("inverse", "none")
 DEVICES = ("auto", "cpu", "cuda")
@@ -142,47 +134,9 @@ class Trainer(Protocol):
     def load(self, folder: Path, info: dict[str, Any]) -> Detector: ...
 
 
-def trainer_class(name: str) -> type[Trainer]:
-    if name not in TRAINERS:
-        raise UsageError(f"unknown trainer {name!r}; expected one of {', '.join(TRAINERS)}")
-    module, cls = TRAINERS[name].split(":")
-    return getattr(importlib.import_module(module), cls)
-
-
 def require(module: str, extra: str) -> Any:
     """Import an optional library, or say which extra installs it."""
     try:
         return importlib.import_module(module)
     except ImportError:
         raise UsageError(f"this needs the `{module}` package: pip install 'gen[{extra}]'") from None
-
-
-def detector_info(folder: Path) -> dict[str, Any]:
-    """What `gen train` recorded about the model in `folder`."""
-    folder = Path(folder)
-    path = folder / DETECTOR_FILE
-    if not folder.is_dir():
-        raise UsageError(f"model folder {folder} not found; expected the --out folder of gen train")
-    if not path.is_file():
-        raise UsageError(f"{folder} has no {DETECTOR_FILE}: expected the --out folder of gen train")
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-        info["trainer"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{path}: not a detector description ({exc})") from None
-    return info
-
-
-def load_detector(
-    folder: Path, *, window: int | None = None, overlap: int | None = None
-) -> Detector:
-    """The detector in `folder`; `window`/`overlap` override the trained windowing."""
-    info = detector_info(folder)
-    if window is not None and overlap is None:
-        overlap = window // 4
-    window = window or info.get("window")
-    overlap = info.get("overlap") if overlap is None else overlap
-    if window is not None and overlap is not None and overlap >= window:
-        raise UsageError(f"--overlap {overlap} must be smaller than the window ({window})")
-    info.update({"window": window, "overlap": overlap})
-    return trainer_class(info["trainer"])().load(Path(folder), info)

@@ -42,6 +42,11 @@ def _label_table(scored: ScoredSet) -> list[str]:
         ("Labels of the set the model never learned (all missed)", scored.unknown_labels),
     )
     lines += [f"\n{note}: {', '.join(labels)}." for note, labels in notes if labels]
+    if scored.unread:
+        lines.append(
+            f"\nDocuments the detector could not read, left out of the score: "
+            f"{', '.join(scored.unread)}."
+        )
     return lines
 
 

@@ -9,26 +9,34 @@ and the unit becomes a span with that probability as its score.
 
 The folder holds the head (`encoder_head.npz`, plain arrays: no pickle) and, in
 `detector.json`, the encoder's path and sha256: a detector refuses an encoder file whose
-content differs from the one it was trained on. Identifier spans come from the spaCy model
-in `identifiers/`, when the training run had identifiers: they win, and a unit span is cut
-around them, as gold spans never overlap.
+content differs from the one it was trained on. Both are checked on load (`EncoderInfo`,
+the shapes of the head's arrays, and the labels and thresholds that `detector.json`
+repeats for the model card against the head's own): a damaged folder is one line, exit
+status 2. Identifier spans come from the spaCy model in `identifiers/`, when the training
+run had identifiers: they win, and a unit span is cut around them, as gold spans never
+overlap. A text whose tokens cannot be mapped back to it (gen.text.token_offsets) gets no
+spans and is named in `UnreadTexts`, after the others.
 """
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gen.backends.models import file_sha256
 from gen.core.errors import UsageError
 from gen.core.records import Span
-from gen.predict.detector import SOURCE
+from gen.predict.detector import SOURCE, UnreadTexts
+from gen.predict.loader import DETECTOR_FILE, load_detector, validated
 from gen.text.language import detect_language
-from gen.text.units import trimmed
+from gen.text.token_offsets import TextNotMapped
+from gen.text.units import UNITS, trimmed
 from gen.train.encoder_features import (
     EncoderSpec,
     shared_cache,
@@ -49,48 +57,78 @@ _BRACKETS = "()"
 _MIN_CHARS_FOR_LANGUAGE = 40
 
 
-def encoder_spec(info: dict[str, Any], folder: Path) -> EncoderSpec:
+class EncoderInfo(BaseModel):
+    """The keys of an encoder detector's `detector.json` that loading reads."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    encoder: str
+    encoder_sha256: str = Field(pattern="^[0-9a-f]{64}$")
+    window: int = Field(ge=2)
+    overlap: int = Field(ge=0)
+    unit: str
+    languages: list[str] = Field(min_length=1)
+    identifiers: list[str] = []
+    #: Repeated from the head for the model card: checked against it.
+    labels: list[str]
+    thresholds: dict[str, float]
+
+    @field_validator("unit")
+    @classmethod
+    def _unit(cls, unit: str) -> str:
+        if unit not in UNITS:
+            raise ValueError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
+        return unit
+
+    @model_validator(mode="after")
+    def _windows(self) -> EncoderInfo:
+        if self.overlap >= self.window:
+            raise ValueError(f"overlap {self.overlap} must be smaller than window {self.window}")
+        return self
+
+
+def encoder_spec(info: EncoderInfo, folder: Path) -> EncoderSpec:
     """The encoder a detector folder names, checked to be the same file it trained with."""
-    if info.get("format") != FORMAT:
-        raise UsageError(
-            f"{folder}: encoder detector format {info.get('format')!r}, this gen reads "
-            f"format {FORMAT}; train it again with gen train --trainer encoder"
-        )
-    path = Path(info["encoder"])
+    path = Path(info.encoder)
     if not path.is_file():
         raise UsageError(
             f"{folder}: its encoder {path} is not found; put the same .gguf file there "
-            "(sha256 " + info["encoder_sha256"][:12] + "...)"
+            f"(sha256 {info.encoder_sha256[:12]}...)"
         )
     sha = file_sha256(path)
-    if sha != info["encoder_sha256"]:
+    if sha != info.encoder_sha256:
         raise UsageError(
             f"{folder}: encoder {path} has sha256 {sha[:12]}..., the detector was trained "
-            f"with {info['encoder_sha256'][:12]}...; give it the same model file"
+            f"with {info.encoder_sha256[:12]}...; give it the same model file"
         )
-    return EncoderSpec(path, sha, int(info["window"]), int(info["overlap"]))
+    return EncoderSpec(path, sha, info.window, info.overlap)
+
+
+def read_info(folder: Path, raw: dict[str, Any]) -> EncoderInfo:
+    """`detector.json` of an encoder detector, of this format, checked."""
+    if raw.get("format") != FORMAT:
+        raise UsageError(
+            f"{folder}: encoder detector format {raw.get('format')!r}, this gen reads "
+            f"format {FORMAT}; train it again with gen train --trainer encoder"
+        )
+    return validated(Path(folder) / DETECTOR_FILE, raw, EncoderInfo)
 
 
 class EncoderDetector:
     """Units of each text scored by the stored head; see the module docstring."""
 
-    def __init__(self, folder: Path, info: dict[str, Any]) -> None:
+    scored = True
+
+    def __init__(self, folder: Path, raw: dict[str, Any]) -> None:
         self.folder = Path(folder)
+        info = read_info(self.folder, raw)
+        self.head, self.classes, self.thresholds = _read_head(self.folder / HEAD_FILE, info)
         self.cache = shared_cache(encoder_spec(info, self.folder))
-        try:
-            with np.load(self.folder / HEAD_FILE) as head:
-                self.head = LinearHead.from_arrays(head)
-                self.classes = [str(c) for c in head["classes"]]
-                self.thresholds = head["thresholds"]
-        except (OSError, KeyError, ValueError) as exc:
-            raise UsageError(f"{self.folder / HEAD_FILE}: not an encoder head ({exc})") from None
-        self.unit = str(info["unit"])
-        self.languages = list(info["languages"])
-        self.identifier_labels = set(info.get("identifiers", []))
+        self.unit = info.unit
+        self.languages = info.languages
+        self.identifier_labels = set(info.identifiers)
         self.identifiers = None
         if self.identifier_labels:
-            from gen.train import load_detector
-
             self.identifiers = load_detector(self.folder / IDENTIFIERS)
         #: Every class but the first ("none"), then the identifier labels.
         self.labels = [*self.classes[1:], *sorted(self.identifier_labels)]
@@ -104,32 +142,78 @@ class EncoderDetector:
         return self.languages[0]
 
     def unit_scores(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
-        """Each text's units and their class probabilities."""
+        """Each text's units and their class probabilities; `UnreadTexts` at the end when
+        some texts' tokens cannot be mapped to them (no units for those)."""
         vectors = self.cache.vectors(texts, "encoder detector")
-        scored = []
-        for text, token_vectors in zip(texts, vectors, strict=True):
-            units = text_units(text, self.language(text), self.unit)
-            if not units:
-                scored.append((units, np.zeros((0, len(self.classes)))))
+        scored, unread = [], {}
+        for index, (text, token_vectors) in enumerate(zip(texts, vectors, strict=True)):
+            if isinstance(token_vectors, TextNotMapped):
+                unread[index] = str(token_vectors)
+                scored.append(([], np.zeros((0, len(self.classes)))))
                 continue
-            scored.append((units, self.head.probabilities(unit_features(token_vectors, units))))
+            units = text_units(text, self.language(text), self.unit)
+            features = unit_features(token_vectors, units)
+            scored.append((units, self.head.probabilities(features)))
+        if unread:
+            raise UnreadTexts(unread, scored)
         return scored
 
     def predict(self, texts: Sequence[str]) -> list[list[Span]]:
-        found = []
+        found: list[list[Span]] = []
+        try:
+            scores, unread = self.unit_scores(texts), {}
+        except UnreadTexts as exc:
+            scores, unread = exc.results, exc.reasons
         identifiers = self.identifiers.predict(texts) if self.identifiers else None
-        for index, (units, probabilities) in enumerate(self.unit_scores(texts)):
+        for index, (units, probabilities) in enumerate(scores):
             spans = []
             for (start, end), row in zip(units, probabilities, strict=True):
                 best = int(np.argmax(row[1:]))
                 if row[1 + best] >= self.thresholds[best]:
                     label = self.categories[best]
                     spans.append(Span(start, end, label, SOURCE, score=float(row[1 + best])))
-            if identifiers is not None:
+            if identifiers is not None and index not in unread:
                 kept = [s for s in identifiers[index] if s.label in self.identifier_labels]
                 spans = sorted(kept + cut_around(texts[index], spans, kept), key=lambda s: s.start)
             found.append(spans)
+        if unread:
+            raise UnreadTexts(unread, found)
         return found
+
+
+def _read_head(path: Path, info: EncoderInfo) -> tuple[LinearHead, list[str], np.ndarray]:
+    """The head, its classes ("none" first) and per-label thresholds, checked against each
+    other and against the labels and thresholds `detector.json` repeats."""
+    try:
+        with np.load(path) as arrays:
+            head = LinearHead.from_arrays(arrays)
+            classes, thresholds = arrays["classes"], arrays["thresholds"]
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise UsageError(f"{path}: not an encoder head ({exc})") from None
+    if classes.shape != head.intercept.shape or classes.dtype.kind != "U" or classes[0] != "none":
+        raise UsageError(
+            f"{path}: classes {classes.tolist()} do not fit the head's {len(head.intercept)} "
+            'rows, "none" first; train it again'
+        )
+    if thresholds.shape != (len(classes) - 1,) or not np.all((thresholds >= 0) & (thresholds <= 1)):
+        raise UsageError(
+            f"{path}: expected {len(classes) - 1} thresholds in [0, 1], one per label; "
+            "train it again"
+        )
+    labels = [str(c) for c in classes[1:]]
+    stored = {label: float(t) for label, t in zip(labels, thresholds, strict=True)}
+    if info.labels != labels or not _same_thresholds(info.thresholds, stored):
+        raise UsageError(
+            f"{path.parent / DETECTOR_FILE}: labels and thresholds {info.thresholds} differ "
+            f"from those of {path.name} {stored}; the head decides: train again to change them"
+        )
+    return head, ["none", *labels], thresholds
+
+
+def _same_thresholds(first: dict[str, float], second: dict[str, float]) -> bool:
+    return first.keys() == second.keys() and all(
+        abs(first[label] - second[label]) < 1e-9 for label in first
+    )
 
 
 def cut_around(text: str, spans: Sequence[Span], holes: Sequence[Span]) -> list[Span]:

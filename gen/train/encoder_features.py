@@ -33,6 +33,7 @@ from gen.core.pack_language import UnitRules
 from gen.core.packs import load_language_pack, pack_codes, prompts_root
 from gen.core.progress import progress
 from gen.core.records import Span
+from gen.text.token_offsets import TextNotMapped
 from gen.text.units import split_units
 
 Range = tuple[int, int]
@@ -99,8 +100,10 @@ class TokenVectorCache:
             )
         return self._encoder
 
-    def vectors(self, texts: Sequence[str], description: str) -> list[TokenVectors]:
-        found: dict[str, TokenVectors] = {}
+    def vectors(self, texts: Sequence[str], description: str) -> list[TokenVectors | TextNotMapped]:
+        """Each text's token vectors, or why its tokens cannot be mapped to it (not cached:
+        the next run asks the encoder again)."""
+        found: dict[str, TokenVectors | TextNotMapped] = {}
         for text in dict.fromkeys(texts):
             stored = self._read(text)
             if stored is not None:
@@ -113,7 +116,8 @@ class TokenVectorCache:
                 for start in range(0, len(missing), GROUP):
                     group = missing[start : start + GROUP]
                     for text, computed in zip(group, self.encoder().encode(group), strict=True):
-                        self._write(text, computed)
+                        if isinstance(computed, TokenVectors):
+                            self._write(text, computed)
                         found[text] = computed
                     reporter.advance(len(group))
         return [found[text] for text in texts]

@@ -54,7 +54,28 @@ class LinearHead:
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, Any]) -> LinearHead:
-        return cls(arrays["mean"], arrays["scale"], arrays["coef"], arrays["intercept"])
+        """The head stored by `arrays`; ValueError when their shapes do not fit together."""
+        head = cls(*(np.asarray(arrays[name]) for name in ("mean", "scale", "coef", "intercept")))
+        features = head.mean.shape
+        shapes = {name: value.shape for name, value in head.arrays().items()}
+        if (
+            len(features) != 1
+            or head.scale.shape != features
+            or head.coef.shape != (len(head.intercept), *features)
+            or head.intercept.ndim != 1
+            or len(head.intercept) < 2
+        ):
+            raise ValueError(
+                f"array shapes {shapes} do not fit: expected mean and scale (features,), "
+                "coef (classes, features), intercept (classes,), at least 2 classes"
+            )
+        if any(value.dtype.kind != "f" for value in head.arrays().values()) or not all(
+            np.isfinite(value).all() for value in head.arrays().values()
+        ):
+            raise ValueError("expected finite floating-point arrays")
+        if not (head.scale > 0).all():
+            raise ValueError("scale must be positive")
+        return head
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {

@@ -15,6 +15,9 @@ clause of a longer sentence). Identifiers (names, IBANs...) are not unit-sized: 
 train split has any, a spaCy model (gen.train.spacy_trainer, with `gen train`'s spaCy
 options) is trained beside the head into `identifiers/` of the same folder, and the
 detector takes identifier spans from it (`--identifiers none` leaves them out).
+
+A document whose tokens cannot be mapped back to it (gen.text.token_offsets) is left out
+of the head's units, and named with why in `detector.json` (`unread_documents`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from gen.core.files import write_json_atomic
 from gen.core.packs import load_categories
 from gen.core.records import Record
 from gen.generate.placed_facts import NON_DISCLOSURES, planned_facts
-from gen.train import DETECTOR_FILE, TrainSettings, require
+from gen.predict.loader import DETECTOR_FILE
+from gen.text.token_offsets import TextNotMapped
+from gen.train import TrainSettings, require
 from gen.train.data import TrainingData
 from gen.train.encoder_detector import FORMAT, HEAD_FILE, IDENTIFIERS, EncoderDetector
 from gen.train.encoder_features import (
@@ -102,7 +107,8 @@ class EncoderTrainer:
             language for language, _ in Counter(r.language or "en" for r in train).most_common()
         ]
         classes = ["none", *labels]
-        units = _units(train, spec, settings, labels, "train")
+        unread: dict[str, str] = {}
+        units = _units(train, spec, settings, labels, "train", unread)
         targets = np.array([classes.index(label or "none") for label in units.labels])
         if len(set(targets)) < 2:
             raise UsageError("the train split's units all have one label; the head needs two")
@@ -111,7 +117,7 @@ class EncoderTrainer:
             targets, filled = fill_unplanned(units, targets, classes, settings.fill_unplanned)
         head = LinearHead.fit(units.features, targets, len(classes))
         thresholds = np.full(len(labels), DEFAULT_THRESHOLD)
-        dev = _units(data.splits["dev"], spec, settings, labels, "dev")
+        dev = _units(data.splits["dev"], spec, settings, labels, "dev", unread)
         if len(dev.labels):
             gold = np.array([classes.index(label or "none") for label in dev.labels])
             thresholds = best_thresholds(
@@ -144,6 +150,7 @@ class EncoderTrainer:
             "train_units": len(targets),
             "train_positive_units": dict(sorted(positives.items())),
             "filled_unplanned_units": filled,
+            "unread_documents": unread,
         }
 
     def load(self, folder: Path, info: dict[str, Any]) -> EncoderDetector:
@@ -177,10 +184,15 @@ def _units(
     settings: TrainSettings,
     labels: Sequence[str],
     name: str,
+    unread: dict[str, str],
 ) -> Units:
+    """The units of `records`; those whose tokens cannot be mapped go to `unread`."""
     vectors = shared_cache(spec).vectors([r.text for r in records], name)
     features, targets, lengths, owners, planned, negative = [], [], [], [], [], []
     for index, (record, token_vectors) in enumerate(zip(records, vectors, strict=True)):
+        if isinstance(token_vectors, TextNotMapped):
+            unread[record.id] = str(token_vectors)
+            continue
         ranges = text_units(record.text, record.language, settings.unit)
         if not ranges:
             continue

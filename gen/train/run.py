@@ -26,7 +26,8 @@ from gen.core.progress import progress_stage, say
 from gen.core.records import Record
 from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
 from gen.evaluate.report import render_text
-from gen.train import DETECTOR_FILE, Trainer, TrainSettings, trainer_class
+from gen.predict.loader import DETECTOR_FILE, trainer_class
+from gen.train import Trainer, TrainSettings
 from gen.train.card import model_card
 from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
 from gen.train.data import TrainingData, dataset_labels, load_training_data
@@ -64,7 +65,7 @@ def train_detector(
     gold: Path | None = None,
     curve_shares: list[float] | None = None,
 ) -> TrainReport:
-    trainer = trainer_class(settings.trainer)()
+    trainer: Trainer = trainer_class(settings.trainer)()
     trainer.check(settings)
     given = out is not None
     out = Path(out or default_out(run, settings))

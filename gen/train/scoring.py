@@ -27,6 +27,8 @@ class ScoredSet:
     ignored_labels: list[str]
     #: Gold labels the detector never learned: every such span counts as missed.
     unknown_labels: list[str]
+    #: Record id -> why the detector could not read it: left out of the score.
+    unread: dict[str, str]
 
     @property
     def documents_per_second(self) -> float:
@@ -63,7 +65,8 @@ def _labels(records: Sequence[Record]) -> set[str]:
 def score_detector(
     name: str, detector: Detector, records: Sequence[Record], *, judge_all_labels: bool = True
 ) -> ScoredSet:
-    """Predict `records` and score the predictions against their spans.
+    """Predict `records` and score the predictions against their spans (those the detector
+    cannot read are left out, in `unread`).
 
     With `judge_all_labels=False` (a gold set labeled with another label set),
     predictions of labels the gold set never uses are left out: it cannot say
@@ -74,13 +77,15 @@ def score_detector(
     gold_labels = _labels(records)
     ignored = [] if judge_all_labels else sorted(set(detector.labels) - gold_labels)
     pred_records = [
-        replace(r, spans=[s for s in r.spans if s.label not in ignored]) for r in predicted
+        replace(r, spans=[s for s in r.spans if s.label not in ignored]) for r in predicted.records
     ]
+    read = [record for record in records if record.id not in predicted.unread]
     return ScoredSet(
         name=name,
-        evaluation=evaluate(records, pred_records),
-        documents=len(records),
+        evaluation=evaluate(read, pred_records),
+        documents=len(read),
         seconds=seconds,
         ignored_labels=ignored,
         unknown_labels=sorted(gold_labels - set(detector.labels)),
+        unread=predicted.unread,
     )

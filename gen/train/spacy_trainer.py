@@ -30,8 +30,9 @@ from gen.core.progress import ProgressReporter, progress
 from gen.core.records import Span
 from gen.export.formats.spacy_docbin import split_identifiers
 from gen.predict.detector import SOURCE
+from gen.predict.loader import DETECTOR_FILE
 from gen.predict.windows import merge_windows, word_windows
-from gen.train import TrainSettings, require
+from gen.train import SPACY_COMPONENTS, TrainSettings, require
 from gen.train.data import TrainingData
 
 spacy = require("spacy", "train")
@@ -155,13 +156,17 @@ class SpacyTrainer:
         }
 
     def load(self, folder: Path, info: dict[str, Any]) -> SpacyDetector:
+        if (component := info.get("component")) not in SPACY_COMPONENTS:
+            where = Path(folder) / DETECTOR_FILE
+            raise UsageError(f"{where}: component {component!r}; expected ner or spancat")
         try:
             nlp = spacy.load(Path(folder) / "model")
-        except (OSError, ValueError) as exc:
+            nlp.get_pipe(component)
+        except (OSError, ValueError, KeyError) as exc:
             raise UsageError(f"cannot load the spaCy model in {folder}/model: {exc}") from None
         return SpacyDetector(
             nlp,
-            info["component"],
+            component,
             int(info.get("window") or WINDOW_WORDS),
             int(info.get("overlap") if info.get("overlap") is not None else WINDOW_OVERLAP),
         )
@@ -176,6 +181,7 @@ class SpacyDetector:
         self.window = window
         self.overlap = overlap
         self.labels = sorted(nlp.get_pipe(component).labels)
+        self.scored = component == "spancat"
 
     def predict(self, texts: Sequence[str]) -> list[list[Span]]:
         windows = [word_windows(text, self.window, self.overlap) for text in texts]

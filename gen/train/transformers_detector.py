@@ -28,6 +28,8 @@ class TransformersDetector:
     """Windows by the model's tokenizer; a word takes its first sub-token's tag; a span's
     score is the mean probability of its words' tags."""
 
+    scored = True
+
     def __init__(self, folder: Path, device: str, window: int, overlap: int) -> None:
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(

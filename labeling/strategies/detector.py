@@ -7,19 +7,25 @@ encoder detector reads one forward pass per document (gen.train.encoder_detector
 labels many times faster than the prompted strategies. Spans keep the detector's score;
 the detector's own thresholds (chosen on its training run's dev split) decide what is
 kept, and `--min-score`, when given, raises them (spans without a score, the identifiers of
-a spaCy model, are kept).
+a spaCy model, are kept). A document the detector cannot read (its tokens do not map back
+to its text) fails with reason `unread`, named on one line; the others go on.
 """
 
 from __future__ import annotations
 
 from gen.core.errors import UsageError
+from gen.core.progress import say
 from gen.core.records import Record, Span
-from gen.train import load_detector
+from gen.predict.detector import UnreadTexts
+from gen.predict.loader import load_detector
+from gen.predict.run import unread_lines
 from labeling.strategies import LabelerSetup, Strategy
-from labeling.strategies.outcome import OK, StrategyOutcome
+from labeling.strategies.outcome import FAILED, OK, StrategyOutcome
 
 NAME = "detector"
 SOURCE = "detector"
+#: Reason of a document the detector could not read.
+UNREAD = "unread"
 
 
 class DetectorLabeler:
@@ -35,7 +41,13 @@ class DetectorLabeler:
         self.min_score = setup.options.detector_min_score
 
     def label(self, document: Record) -> StrategyOutcome:
-        (found,) = self.detector.predict([document.text])
+        try:
+            (found,) = self.detector.predict([document.text])
+        except UnreadTexts as exc:
+            (reason,) = exc.reasons.values()
+            (line,) = unread_lines({document.id: reason})
+            say(line)
+            return StrategyOutcome(NAME, FAILED, reason=UNREAD, detail=reason)
         spans = [
             Span(s.start, s.end, s.label, SOURCE, quality=s.quality, score=s.score)
             for s in found
