@@ -23,7 +23,7 @@ LS_DATA := $(abspath $(VENV_LS))/template
 LS_TEMPLATE := $(VENV_LS)/template/label_studio.sqlite3
 LS_OFFLINE := LATEST_VERSION_CHECK=false COLLECT_ANALYTICS=false SENTRY_DSN= FRONTEND_SENTRY_DSN=
 
-.PHONY: run test lint bench clean-demo label-studio
+.PHONY: run test lint bench clean-demo label-studio browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,23 @@ $(LS_TEMPLATE):
 
 label-studio: $(LS_TEMPLATE)
 
+# Headless Chromium and its driver for the two tests marked `browser` (the review page).
+# Installed from Debian's packages when missing and this runs as root with apt-get (as CI
+# does); otherwise the tests are skipped, and this says how to install them.
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium and chromium-driver for the browser tests"; \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium chromium-driver >/dev/null; \
+	else \
+		echo "note: chromium or chromedriver not found: the 2 tests marked browser will be" \
+			"skipped; install them with 'sudo make browser' (Debian: apt-get install chromium" \
+			"chromium-driver), then run them with: $(BIN)/python -m pytest -m browser"; \
+	fi
+
 run: $(VENV)/.installed
 	$(BIN)/gen documents --run $(RUN) --category all --n 7 --max-tokens 320 $(MODEL_OPTION)
 	$(BIN)/gen label --run $(RUN) $(MODEL_OPTION)
@@ -60,7 +77,7 @@ run: $(VENV)/.installed
 	@echo
 	@echo "Results in $(RUN)/: documents/ labeled/ queries/ dataset/ export/ stats/ inspect.html models/spacy/ models/encoder/"
 
-test: $(VENV)/.installed-test $(LS_TEMPLATE)
+test: $(VENV)/.installed-test $(LS_TEMPLATE) browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

@@ -2,14 +2,16 @@
 
     .venv/bin/python bench/pii_curve.py OUT --gold bench/gold/pii-dev.jsonl
         [--sizes 1000,3000,6000] [--en en_US,en_GB,en_IE,en_CA,en_AU] [--it it_IT,it_CH]
+        [--seed 1]
 
 For each size N: N queries (half English, half Italian, shared equally by the locales of each
-language, seed 1) in `OUT/run-N`, `gen build`, `gen train` (spaCy `ner`, default settings: the
-export splits 80/10/10, so 0.8 N queries train), `gen predict` on the gold file and `gen eval`;
-the scores go to `OUT/run-N.<gold name>.json` and a table of token micro F1, SemEval strict F1
-and per-label token/strict F1 is printed. A size whose model exists is not trained again. No
-gold text is ever used for training. Run it niced: it keeps the two cores busy for tens of
-minutes (about 7 CPU-minutes for 6000 queries).
+language; all English with `--it ''`; seed 1 unless `--seed`) in `OUT/run-N`, `gen build`,
+`gen train` (spaCy `ner`, default settings: the export splits 80/10/10, so 0.8 N queries
+train), `gen predict` on the gold file and `gen eval`; the scores go to
+`OUT/run-N.<gold name>.json` and a table of token micro F1, SemEval strict F1 and per-label
+token/strict F1 is printed. A size whose model exists is not trained again. No gold text is
+ever used for training. Run it niced: it keeps the two cores busy for tens of minutes (about
+7 CPU-minutes for 6000 queries).
 """
 
 from __future__ import annotations
@@ -27,14 +29,14 @@ def _gen(*args: str) -> str:
     return subprocess.run([*GEN, *args], check=True, capture_output=True, text=True).stdout
 
 
-def train(run: Path, size: int, english: list[str], italian: list[str]) -> Path:
+def train(run: Path, size: int, languages: list[list[str]], seed: int) -> Path:
     model = run / "models" / "spacy"
     if (model / "detector.json").exists():
         return model
-    for locales in (english, italian):
+    for locales in languages:
         for locale in locales:
-            n = str(size // 2 // len(locales))
-            _gen("queries", "--run", str(run), "--n", n, "--locale", locale, "--seed", "1")
+            n = str(size // len(languages) // len(locales))
+            _gen("queries", "--run", str(run), "--n", n, "--locale", locale, "--seed", str(seed))
     _gen("build", "--run", str(run))
     _gen("train", "--run", str(run))
     return model
@@ -53,11 +55,13 @@ def main() -> None:
     parser.add_argument("--gold", type=Path, required=True)
     parser.add_argument("--sizes", default="1000,3000,6000")
     parser.add_argument("--en", default="en_US,en_GB,en_IE,en_CA,en_AU")
-    parser.add_argument("--it", default="it_IT,it_CH")
+    parser.add_argument("--it", default="it_IT,it_CH", help="'' for English queries only")
+    parser.add_argument("--seed", type=int, default=1, help="the seed of gen queries")
     args = parser.parse_args()
+    languages = [value.split(",") for value in (args.en, args.it) if value]
     results = {}
     for size in map(int, args.sizes.split(",")):
-        model = train(args.out / f"run-{size}", size, args.en.split(","), args.it.split(","))
+        model = train(args.out / f"run-{size}", size, languages, args.seed)
         results[size] = score(model, args.gold, args.out / f"run-{size}.{args.gold.stem}.json")
     print("queries | token micro F1 | strict F1")
     for size, report in results.items():

@@ -18,7 +18,7 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 def chromium(profile: Path, *, size: str = "1280,1000") -> Iterator[Any]:
     """A headless Chromium driver with its own profile folder; skips without Chromium."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip("chromium not installed: apt-get install -y chromium chromium-driver")
+        pytest.skip("chromium not installed: run `sudo make browser`, then pytest -m browser")
     webdriver = pytest.importorskip("selenium.webdriver")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM

@@ -106,6 +106,32 @@ def test_gold_conventions(locale: str) -> None:
     assert all(seen[key] for key in ("handle", "bracketed", "port", "title", "block")), seen
 
 
+def test_an_ipv6_address_before_a_port_is_bracketed() -> None:
+    """In "2001:db8::1:443" the port cannot be told from the last group: an IPv6 address with a
+    port is written "[2001:db8::1]:443" (RFC 3986), the brackets outside the span; an IPv4
+    address and one the template brackets already are left as they are."""
+    config = load_templates(PROMPTS, "en_US")
+    filler = Filler(config, "en_US")
+    template = QueryTemplate(
+        kind="log", text="src={IP_ADDRESS}:{NUMBER}443 peer=[{IP_ADDRESS_2}]:80 to {IP_ADDRESS}"
+    )
+    fake = Faker("en_US")
+    shapes: Counter[str] = Counter()
+    for seed in range(40):
+        fake.seed_instance(seed)
+        text, spans, _ = filler.fill(template, fake)
+        check_spans(text, spans)
+        assert "[[" not in text and "]]" not in text, text
+        for span in spans:
+            before, after = text[span.start - 1], text[span.end :]
+            if after.startswith(("]:", ":")):
+                version = "v6" if ":" in text[span.start : span.end] else "v4"
+                shapes[version] += 1
+                if version == "v6":
+                    assert before == "[" and after.startswith("]:"), text
+    assert shapes["v6"] and shapes["v4"], shapes
+
+
 def test_a_thread_has_two_people_whose_values_agree() -> None:
     """`_2` placeholders belong to a second person; one person's name and e-mail agree."""
     config = load_templates(PROMPTS, "en_US")

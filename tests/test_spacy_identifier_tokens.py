@@ -47,6 +47,10 @@ CASES = {
         "10.0.3.88",
     ],
     "https://x.it/a?b=c&d=e U.S. Dr. Rossi": ["https://x.it/a?b=c&d=e", "U.S.", "Dr.", "Rossi"],
+    # spaCy's URL rule took a public IPv4 address with its port for one URL token
+    "at 198.51.100.7:8443, then": ["at", "198.51.100.7", ":", "8443", ",", "then"],
+    "(8.8.8.8:53)": ["(", "8.8.8.8", ":", "53", ")"],
+    "x.it:8080 203.0.113.9:80/api": ["x.it:8080", "203.0.113.9:80/api"],
 }
 
 

@@ -3,7 +3,8 @@
 A table is a folder of Parquet files (`RUN/<name>/part-*.parquet`) that
 `pandas.read_parquet(RUN / name)` reads directly; when a plan is split over machines,
 each shard writes its own part (`RUN/<name>/shard-K-of-N/`, gen/core/shards.py) and
-readers see all parts as one table, each id once.
+readers see all parts as one table, each id once (each Parquet file read and checked by
+gen/core/part_files.py).
 
 Crash contract. A writer holds an OS lock on its part (`_lock`, gen/core/locks.py)
 from `open` to `close`, so a second writer stops with one line instead of doubling
@@ -27,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from gen.core.errors import CorruptFileError
 from gen.core.files import storage_error, write_table_atomic
 from gen.core.journal import BAD_LINES, JOURNAL, append_rows, journal_rows, recover_journal
 from gen.core.locks import LOCK, FileLock, lock_part
+from gen.core.part_files import first_of_each_id, read_part_file
 from gen.core.records import RECORD_SCHEMA, Record, check_spans, records_to_table
-from gen.core.rows import row_problem, table_problem
+from gen.core.rows import row_problem
 from gen.core.shards import WHOLE, Shard, part_folders
 
 #: The single Parquet file of a table written whole by `RecordTable.replace`.
@@ -48,28 +48,6 @@ _saved: Counter[Path] = Counter()
 def saved_records() -> dict[Path, int]:
     """Records this process appended so far, per table folder."""
     return {folder: count for folder, count in _saved.items() if count}
-
-
-def _read_parquet(path: Path) -> pa.Table:
-    """The records of one part file, or one line naming it: unreadable, or not a table of
-    records (read with the record schema, a foreign file would give rows of nulls)."""
-    try:
-        columns = pq.read_schema(path).names
-        table = pq.read_table(path, schema=RECORD_SCHEMA)
-    except (OSError, pa.ArrowException) as exc:
-        raise CorruptFileError(
-            f"{path} is not a readable Parquet file of records ({str(exc).splitlines()[0]}); "
-            "it was damaged outside gen: move it out of the run folder and re-run (the stage "
-            "then makes its records again)"
-        ) from None
-    problem = table_problem(table, columns)
-    if problem:
-        raise CorruptFileError(
-            f"{path} is not a Parquet file of records: {problem}; it was written outside gen: "
-            "move it out of the folder (or give it the record schema, gen.core.records) and "
-            "re-run"
-        )
-    return table
 
 
 def _missing_folders(path: Path) -> list[Path]:
@@ -116,7 +94,7 @@ class RecordTable:
 
     def read_table(self) -> pa.Table:
         """Everything stored so far (Parquet files and journals of every part), each id once."""
-        pieces = [_read_parquet(path) for path in self.part_paths()]
+        pieces = [read_part_file(path) for path in self.part_paths()]
         pieces += [
             pa.Table.from_pylist(rows, schema=RECORD_SCHEMA)
             for folder in self.part_folders()
@@ -124,7 +102,7 @@ class RecordTable:
         ]
         if not pieces:
             return RECORD_SCHEMA.empty_table()
-        return _first_of_each_id(pa.concat_tables(pieces))
+        return first_of_each_id(pa.concat_tables(pieces))
 
     def read(self) -> list[Record]:
         return [Record.from_row(row) for row in self.read_table().to_pylist()]
@@ -182,7 +160,7 @@ class RecordTable:
         stored = {
             record_id
             for file in self.part.glob("part-*.parquet")
-            for record_id in _read_parquet(file).column("id").to_pylist()
+            for record_id in read_part_file(file).column("id").to_pylist()
         }
         pending = [row for row in rows if row["id"] not in stored]
         self._pending = list({row["id"]: row for row in pending}.values())
@@ -284,18 +262,6 @@ class RecordTable:
             raise storage_error(self.folder, exc) from exc
         finally:
             self._release()
-
-
-def _first_of_each_id(table: pa.Table) -> pa.Table:
-    ids = table.column("id").to_pylist()
-    if len(set(ids)) == len(ids):
-        return table
-    seen: set[str] = set()
-    keep = []
-    for record_id in ids:
-        keep.append(record_id not in seen)
-        seen.add(record_id)
-    return table.filter(pa.array(keep))
 
 
 def write_records(path: Path, records: Iterable[Record]) -> None:

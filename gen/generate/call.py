@@ -11,18 +11,16 @@ history in the manifest.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from itertools import islice
 from typing import Any
 
 from gen import __version__
-from gen.backends.base import Backend, Completion, check_abandoned
+from gen.backends.base import Backend
 from gen.backends.models import provenance
-from gen.backends.prompting import RenderedPrompt
 from gen.backends.streak import ErrorStreak
 from gen.core.errors import GenError
 from gen.core.packs import LanguagePack
@@ -30,32 +28,21 @@ from gen.core.progress import ProgressReporter, progress
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.diagnosis import RunSettings, diagnose
-from gen.generate.disclosures import asked_of_model
 from gen.generate.manifest import append_run, new_run_id
-from gen.generate.model_facts import FACTS_FAILED, WrittenFacts, ask_facts
+from gen.generate.model_facts import FACTS_FAILED
 from gen.generate.options import DocumentsOptions
 from gen.generate.placed_facts import DISCLOSURE_MISSING, FactPlacer
-from gen.generate.plan import PlanItem, plan_item, with_written_facts
+from gen.generate.plan import PlanItem, plan_item
 from gen.generate.preflight import CHECKED_PROMPTS, TokenLimit, check_context
 from gen.generate.records import STAGE, Answer, facts_failed, failed_request, judge
 from gen.generate.requests import Prompter
 from gen.generate.resume import Resume
 from gen.generate.summary import COMPLETE, FAILED, INTERRUPTED, SHORT, DocumentsSummary
+from gen.generate.writing import ItemWriter, Written
 from labeling.strategies.inline import InlineLabels
 
 #: Give up on a plan after this many attempts per wanted document.
 MAX_ATTEMPTS_PER_DOCUMENT = 3
-
-
-@dataclass(frozen=True)
-class Written:
-    """What the backend wrote for one item: the document (None when its facts request
-    gave no fact), and the facts the model wrote first, if it did."""
-
-    item: PlanItem
-    rendered: RenderedPrompt | None
-    completion: Completion | None
-    facts: WrittenFacts | None = None
 
 
 class DocumentCall:
@@ -100,6 +87,7 @@ class DocumentCall:
         #: Set when the call stops (Ctrl-C, a failure): the requests in flight are abandoned
         #: at the engine's next token, and the workers send no other.
         self._stopping = threading.Event()
+        self.writer = ItemWriter(pack, self.spec, backend, self.prompter, self._stopping)
 
     @property
     def settings(self) -> RunSettings:
@@ -168,23 +156,8 @@ class DocumentCall:
             and len(in_flight) < self.workers
         ):
             item = plan_item(self.pack, self.spec, next(self._indexes))
-            in_flight[pool.submit(self._write, item)] = item
+            in_flight[pool.submit(self.writer.write, item)] = item
             self.budget -= 1
-
-    def _write(self, item: PlanItem) -> Written:
-        """One item's requests: its facts first when the model writes some, then the
-        document (a failed request raises GenError; one of a stopping call,
-        RequestAbandoned)."""
-        facts = None
-        if asked_of_model(item.disclosures):
-            facts = ask_facts(self.backend, self.prompter, self.pack, item, self._stopping)
-            if facts.failed:
-                return Written(item, None, None, facts)
-            item = with_written_facts(self.pack, self.spec, item, facts.texts)
-        rendered, request = self.prompter.request(item)
-        request = dataclasses.replace(request, abandon=self._stopping)
-        check_abandoned(request)
-        return Written(item, rendered, self.backend.generate(request), facts)
 
     def _collect(
         self,

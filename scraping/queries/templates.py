@@ -215,6 +215,13 @@ def _tidy(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
+def _needs_brackets(label: str, value: str, before: str, after: str) -> bool:
+    """An IPv6 address before a port ("{IP_ADDRESS}:443"): in "2001:db8::1:443" the port
+    cannot be told from the last group, so it is written "[2001:db8::1]:443" (RFC 3986),
+    the brackets outside the span, unless the template brackets it already."""
+    return label == "IP_ADDRESS" and ":" in value and after[:1] == ":" and before[-1:] != "["
+
+
 class Filler:
     """Writes templates of one pack for one locale."""
 
@@ -233,7 +240,8 @@ class Filler:
 
         def write(text: str) -> None:
             nonlocal position
-            for literal, name in template_pieces(text):
+            pieces = list(template_pieces(text))
+            for index, (literal, name) in enumerate(pieces):
                 parts.append(literal)
                 position += len(literal)
                 if name is None:
@@ -252,6 +260,10 @@ class Filler:
                     value = people[second].value(base, IDENTITY_MAKERS[base])
                     if value.span == (0, len(value.text)):  # the whole value is the span
                         value = Value(_tidy(value.text))
+                    following = pieces[index + 1][0] if index + 1 < len(pieces) else ""
+                    if _needs_brackets(label, value.text, literal, following):
+                        start, end = value.span
+                        value = Value(f"[{value.text}]", start + 1, end + 1)
                     start, end = value.span
                     spans.append(Span(position + start, position + end, label, source="faker"))
                 parts.append(value.text)

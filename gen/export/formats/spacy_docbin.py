@@ -58,6 +58,11 @@ IDENTIFIER_TOKEN = (
 )
 #: A full stop after a code ("BNSCRN57H30F518X.") ends the sentence, not the code.
 IDENTIFIER_SUFFIXES = (r"(?<=[A-Z0-9]{2})\.",)
+#: What spaCy's URL pattern takes that is not a URL: a field and its value ("user=anna@x.it",
+#: "word=" never starts one), cells and fields ("Rossi;anna@x.it", "Rossi:mailto:anna@x.it"),
+#: and an IPv4 address with its port ("198.51.100.7:8443", one token for a public address
+#: where a private one is split: the port rule above then cuts it).
+NOT_URLS = (r"\w+=", r"\S*;", r"\S*(?i:mailto)", r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}:[0-9]+$")
 
 
 def split_identifiers(nlp: Any) -> Any:
@@ -72,10 +77,8 @@ def split_identifiers(nlp: Any) -> Any:
     suffixes = [*IDENTIFIER_SUFFIXES, *nlp.Defaults.suffixes]
     nlp.tokenizer.prefix_search = util.compile_prefix_regex(prefixes).search
     nlp.tokenizer.suffix_search = util.compile_suffix_regex(suffixes).search
-    # "user=anna@x.it" is a field and its value, not a URL ("word=" never starts one), and
-    # "Rossi;anna@x.it" or "Rossi:mailto:anna@x.it" are cells and fields.
     url = require("spacy.lang.tokenizer_exceptions").URL_PATTERN
-    nlp.tokenizer.url_match = re.compile(r"(?u)(?!\w+=|\S*;|\S*(?i:mailto))" + url).match
+    nlp.tokenizer.url_match = re.compile(rf"(?u)(?!{'|'.join(NOT_URLS)})" + url).match
     nlp.tokenizer.token_match = re.compile(rf"^(?:{IDENTIFIER_TOKEN})$").match
     nlp.tokenizer.infix_finditer = util.compile_infix_regex(infixes).finditer
     return nlp
