@@ -169,7 +169,7 @@ def test_a_brat_folder_reads_each_txt_with_its_ann_once(tmp_path: Path) -> None:
     result = gen_import(FIXTURES / "brat", "--run", tmp_path / "run", "--as", "documents")
     assert result.exit_code == 0, result.output
     assert "3 records added" in result.output
-    assert "skipped 1 files no reader takes" in result.output and "annotation.conf" in result.output
+    assert "skipped 1 file no reader takes" in result.output and "annotation.conf" in result.output
     assert "doc1.txt" not in result.output
 
 

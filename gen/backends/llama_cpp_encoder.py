@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from gen.backends.llama_cpp import EngineThread
+from gen.backends.llama_engine import EngineThread
 from gen.core.errors import ModelError
 from gen.text.token_offsets import TextNotMapped, token_offsets
 

@@ -10,7 +10,8 @@ import click
 from gen.cli.documents import plan_options, plan_spec
 from gen.core.packs import load_language_pack
 from gen.generate.disclosures import DisclosureSpec
-from gen.generate.plan import PlanItem, category_counts, doc_type_counts, plan_item
+from gen.generate.plan import PlanItem, plan_item
+from gen.generate.plan_counts import category_counts, doc_type_counts
 
 
 @click.command()

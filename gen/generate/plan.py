@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -114,7 +113,7 @@ def _categories(pack: LanguagePack, spec: PlanSpec) -> list[str]:
     return [spec.category]
 
 
-def _doc_types(pack: LanguagePack, category: str, doc_type: str | None) -> list[DocType]:
+def category_doc_types(pack: LanguagePack, category: str, doc_type: str | None) -> list[DocType]:
     types = pack.doc_types(category)
     if doc_type is None:
         return types
@@ -134,7 +133,7 @@ def validate_spec(pack: LanguagePack, spec: PlanSpec) -> None:
         t.name.lower() == spec.doc_type.lower() for c in categories for t in pack.doc_types(c)
     ):
         if len(categories) == 1:
-            _doc_types(pack, categories[0], spec.doc_type)
+            category_doc_types(pack, categories[0], spec.doc_type)
         known = sorted({t.name for c in categories for t in pack.doc_types(c)})
         raise UsageError(
             f"unknown document type {spec.doc_type!r} in any category; expected one of: "
@@ -183,51 +182,24 @@ def plan_categories(pack: LanguagePack, spec: PlanSpec) -> list[str]:
 
 def plan_doc_types(pack: LanguagePack, spec: PlanSpec) -> list[DocType]:
     """Every document type the plan may draw, of every category that takes a turn."""
-    return [t for c in plan_categories(pack, spec) for t in _doc_types(pack, c, spec.doc_type)]
+    return [
+        t for c in plan_categories(pack, spec) for t in category_doc_types(pack, c, spec.doc_type)
+    ]
 
 
-def category_counts(pack: LanguagePack, spec: PlanSpec, n: int) -> dict[str, int]:
-    """Items per category among the first `n`, from the turn-taking formula alone (no item
-    is built, so a plan of millions is counted at once)."""
-    validate_spec(pack, spec)
-    categories = plan_categories(pack, spec)
-    turns, rest = divmod(n, len(categories))
-    return {category: turns + (k < rest) for k, category in enumerate(categories)}
-
-
-#: Up to this many items, `gen plan` draws each item's document type to count them exactly
-#: (tens of microseconds an item); beyond, it shows the expected counts of the even draw.
-EXACT_DOC_TYPE_COUNTS = 10_000
-
-
-def doc_type_counts(
-    pack: LanguagePack, spec: PlanSpec, n: int
-) -> tuple[dict[tuple[str, str], float], bool]:
-    """Items per (category, document type) among the first `n`, and whether the counts are
-    exact (drawn item by item, small plans) or expected (each type of a category as likely)."""
-    if n <= EXACT_DOC_TYPE_COUNTS:
-        drawn = Counter(_draw_doc_type(pack, spec, index)[:2] for index in range(n))
-        return {(category, kind.name): count for (category, kind), count in drawn.items()}, True
-    expected = {}
-    for category, count in category_counts(pack, spec, n).items():
-        kinds = _doc_types(pack, category, spec.doc_type)
-        expected.update({(category, kind.name): count / len(kinds) for kind in kinds})
-    return expected, False
-
-
-def _draw_doc_type(
+def draw_doc_type(
     pack: LanguagePack, spec: PlanSpec, index: int
 ) -> tuple[str, DocType, random.Random]:
     """Category, document type and the rest of the random draws of item `index`."""
     categories = plan_categories(pack, spec)
     category = categories[index % len(categories)]
     rng = random.Random(derive_seed(spec.seed, spec.draw_key, index))
-    return category, rng.choice(_doc_types(pack, category, spec.doc_type)), rng
+    return category, rng.choice(category_doc_types(pack, category, spec.doc_type)), rng
 
 
 def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
     """Item `index` of the plan; categories take turns so any prefix of the plan is balanced."""
-    category, doc_type, rng = _draw_doc_type(pack, spec, index)
+    category, doc_type, rng = draw_doc_type(pack, spec, index)
     prompts = pack.taxonomy[category]
     sensitive_info = rng.choice(prompts.sensitive_info) if prompts.sensitive_info else ""
     persona = draw_persona(pack.language.faker_locale, pack.persona, rng.getrandbits(31))
