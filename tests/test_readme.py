@@ -34,6 +34,7 @@ NOT_RUN = {
     "gen documents --category all --n 700 --language it": "asks a model",
     "gen documents --category all --n 700 --disclosures planned": "asks a model",
     "gen documents --disclosures planned --non-disclosures 2": "asks a model",
+    "gen documents --disclosures planned --layout-share 1 --topic-share 0.25": "asks a model",
     "gen score --model FILE.gguf": "asks a model",
     "gen label": "asks a model",
     "gen label --strategy sentences,censor --model FILE.gguf": "asks a model",
