@@ -34,7 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "import": (
         "gen.cli.import_:import_command",
-        "Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans).",
+        "Bring outside texts into RUN/documents (to label) or RUN/gold (checked spans), or "
+        "gen's own kept records into RUN/labeled (--as records).",
     ),
     "label": (
         "gen.cli.label:label",
