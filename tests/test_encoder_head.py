@@ -4,10 +4,12 @@ the cross-fitted labels of unplanned disclosures."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from gen.train.encoder_features import EncoderSpec, shared_cache
 from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
 from gen.train.encoder_trainer import Units, fill_unplanned
 
@@ -84,3 +86,15 @@ def test_unplanned_disclosures_are_labeled_by_a_head_that_never_saw_them() -> No
     filled, count = fill_unplanned(passages, given, ["none", "health", "judicial", "x"], 0.5)
     assert count == 4
     assert (filled[passages.negative] == 0).all()
+
+
+def test_the_shared_token_vector_cache_follows_the_cache_folder(tmp_path, monkeypatch) -> None:
+    """A process that changes GEN_CACHE_DIR (a second run, a test) writes to the new folder."""
+    spec = EncoderSpec(Path("model.gguf"), "0" * 64, 64, 16)
+    monkeypatch.setenv("GEN_CACHE_DIR", str(tmp_path / "first"))
+    first = shared_cache(spec)
+    monkeypatch.setenv("GEN_CACHE_DIR", str(tmp_path / "second"))
+    second = shared_cache(spec)
+    assert first.folder.is_relative_to(tmp_path / "first")
+    assert second.folder.is_relative_to(tmp_path / "second")
+    assert shared_cache(spec) is second

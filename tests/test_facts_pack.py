@@ -255,4 +255,4 @@ def test_packs_check_loads_facts_yaml(tmp_path: Path) -> None:
     assert result.exit_code == 2
     [line] = [line for line in result.output.splitlines() if "facts.yaml" in line]
     assert line.startswith(f"{root}/en/facts.yaml: line ") and "{allergen}" in line
-    assert "it: ok (9 files" in result.output
+    assert "it: ok (10 files" in result.output

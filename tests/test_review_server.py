@@ -156,7 +156,7 @@ def test_push_select_sends_the_selected_and_new_ones_each_round(server, client, 
     first = gen(server, *select)
     assert first.exit_code == 0 and "1 tasks pushed" in first.output, first.output
     project_id = json.loads((RunPaths(run).review / "project.json").read_text())["project_id"]
-    chosen = select_ids(items, "random", 1, seed=5, exclude={items[0].id})
+    chosen = select_ids(items, "random", 1, seed=5, exclude={items[0].id}).ids
     assert sorted(tasks_by_record(client, project_id)) == chosen
     second = gen(server, *select)
     assert "1 tasks pushed" in second.output and "2 already pushed or reviewed" in second.output

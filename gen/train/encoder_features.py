@@ -123,15 +123,17 @@ class TokenVectorCache:
         return [found[text] for text in texts]
 
 
-_shared: dict[EncoderSpec, TokenVectorCache] = {}
+_shared: dict[tuple[EncoderSpec, Path], TokenVectorCache] = {}
 
 
 def shared_cache(spec: EncoderSpec) -> TokenVectorCache:
-    """One cache, and so one loaded encoder, per spec in a process: training, scoring and a
-    learning curve's points share it (each loaded model would take its share of cores)."""
-    if spec not in _shared:
-        _shared[spec] = TokenVectorCache(spec)
-    return _shared[spec]
+    """One cache, and so one loaded encoder, per spec and cache folder in a process: training,
+    scoring and a learning curve's points share it (each loaded model would take its share
+    of cores); a changed `GEN_CACHE_DIR` gets a cache of its own."""
+    key = (spec, cache_root())
+    if key not in _shared:
+        _shared[key] = TokenVectorCache(spec)
+    return _shared[key]
 
 
 @cache
