@@ -18,31 +18,35 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import replace
+from functools import reduce
 from pathlib import Path
 
 from gen.backends import make_backend
 from gen.backends.base import Backend, GenerationRequest
 from gen.backends.llama_cpp import LlamaCppOptions, RawLlamaCpp
-from gen.bench.measure import measure_pipeline
+from gen.bench.measure import measure_pipeline, timed_loop
+from gen.bench.report import Throughput, ratio
 from gen.bench.run import BenchOptions, bench_requests, scratch_run
 from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.generate.preflight import token_limit
 
-#: One document through the measured side: (completion tokens, wall seconds, engine seconds).
-Call = tuple[int, float, float]
 
-
-def through_backend(backend: Backend, request: GenerationRequest) -> Call:
+def through_backend(backend: Backend, request: GenerationRequest) -> tuple[Throughput, float]:
+    """One document through the backend's `generate`, and its seconds in the engine."""
     started = time.perf_counter()
     completion = backend.generate(request)
-    return completion.completion_tokens, time.perf_counter() - started, completion.seconds
+    seconds = time.perf_counter() - started
+    return Throughput("backend", 1, completion.completion_tokens, seconds), completion.seconds
 
 
-def through_pipeline(run: RunPaths, options: BenchOptions, backend: Backend, number: int) -> Call:
-    """`gen documents` asked for one more document than the scratch run holds."""
-    _, summary = measure_pipeline("pipeline", run, options.documents_options(number + 1), backend)
-    return summary.completion_tokens, summary.wall_seconds, summary.generation_seconds
+def through_pipeline(
+    run: RunPaths, options: BenchOptions, backend: Backend, number: int
+) -> tuple[Throughput, float]:
+    """`gen documents` asked for one more document than the scratch run holds, and its
+    seconds in the engine."""
+    row, summary = measure_pipeline("pipeline", run, options.documents_options(number + 1), backend)
+    return row, summary.generation_seconds
 
 
 def main() -> None:
@@ -62,29 +66,35 @@ def main() -> None:
     raw = RawLlamaCpp(backend)
     for warm_up in (raw.complete, backend.generate):  # weights paged in, both contexts made
         warm_up(replace(requests[0], sampling=replace(requests[0].sampling, max_tokens=4)))
-    totals = [0.0] * 5  # raw tokens, raw seconds, side tokens, side seconds, engine seconds
+    raw_rows: list[Throughput] = []
+    side_rows: list[Throughput] = []
+    engine_seconds = 0.0
     with scratch_run() as run:
         for number, request in enumerate(requests):
-            started = time.perf_counter()
-            raw_tokens = raw.complete(request)
-            raw_seconds = time.perf_counter() - started
+            raw_row = timed_loop("raw engine", [request], raw.complete)
             if args.side == "backend":
-                tokens, seconds, engine = through_backend(backend, request)
+                side_row, engine = through_backend(backend, request)
             else:
-                tokens, seconds, engine = through_pipeline(run, options, backend, number)
-            for index, value in enumerate((raw_tokens, raw_seconds, tokens, seconds, engine)):
-                totals[index] += value
+                side_row, engine = through_pipeline(run, options, backend, number)
+            raw_rows.append(raw_row)
+            side_rows.append(side_row)
+            engine_seconds += engine
             print(
-                f"{number}: raw {raw_tokens} tokens {raw_tokens / raw_seconds:.2f}/s | "
-                f"{args.side} {tokens} tokens {tokens / seconds:.2f}/s "
-                f"({engine:.1f} of {seconds:.1f} s in the engine)",
+                f"{number}: raw {raw_row.completion_tokens} tokens "
+                f"{raw_row.tokens_per_second:.2f}/s | {args.side} {side_row.completion_tokens} "
+                f"tokens {side_row.tokens_per_second:.2f}/s "
+                f"({engine:.1f} of {side_row.seconds:.1f} s in the engine)",
                 flush=True,
             )
-    raw_rate, side_rate = totals[0] / totals[1], totals[2] / totals[3]
+    raw_total, side_total = (
+        reduce(Throughput.merged, raw_rows),
+        reduce(Throughput.merged, side_rows),
+    )
     print(
-        f"raw {raw_rate:.2f} tokens/s, {args.side} {side_rate:.2f} tokens/s, ratio "
-        f"{side_rate / raw_rate:.3f}; outside the engine {1 - totals[4] / totals[3]:.2%} of "
-        f"the {args.side}'s time"
+        f"raw {raw_total.tokens_per_second:.2f} tokens/s, {args.side} "
+        f"{side_total.tokens_per_second:.2f} tokens/s, ratio "
+        f"{ratio(side_total.tokens_per_second, raw_total.tokens_per_second)}; outside the "
+        f"engine {1 - engine_seconds / side_total.seconds:.2%} of the {args.side}'s time"
     )
 
 
