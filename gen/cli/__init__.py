@@ -41,6 +41,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "gen.cli.label:label",
         "Label RUN/documents with character spans into RUN/labeled (resumable).",
     ),
+    "translate": (
+        "gen.cli.translate:translate",
+        "Translate labeled records into another language, each span wrapped in a tag naming "
+        "its label so the translation's spans are exact, into RUN/translated (resumable).",
+    ),
     "score": (
         "gen.cli.score:score",
         "Score every generated document of RUN/documents with the yes/no questions of "

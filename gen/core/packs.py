@@ -6,7 +6,8 @@ and key, never half-way through a run. The schemas of a pack's `language.yaml`,
 `persona.yaml` and `generation.yaml` are in `gen.core.pack_language`,
 `gen.core.pack_persona` and `gen.core.pack_generation`; `facts.yaml` (read only by
 `gen documents --disclosures planned`) in `gen.core.pack_facts`; `quality.yaml` (read only
-by `gen score`) in `gen.core.pack_quality`.
+by `gen score`) in `gen.core.pack_quality`; `translation.yaml` (read only by `gen translate`) in
+`gen.core.pack_translation`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
 from gen.core.pack_quality import QUALITY_FILE, QualityPrompts
 from gen.core.pack_shapes import Shapes
+from gen.core.pack_translation import TRANSLATION_FILE, TranslationPrompts
 from gen.core.placeholders import check_placeholders
 from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel, load_model
@@ -197,6 +199,24 @@ class LanguagePack:
         """`quality.yaml`, loaded when first asked for: only `gen score` needs it."""
         path = self.folder / QUALITY_FILE
         prompts = load_model(path, QualityPrompts)
+        if prompts.format != CHAT_FORMAT and prompts.format not in self.formats.formats:
+            raise ConfigError(
+                f"{path}: format: unknown format {prompts.format!r}; expected {CHAT_FORMAT!r} "
+                f"or one of {', '.join(self.formats.formats)} (prompts/formats.yaml)"
+            )
+        return prompts
+
+    @cached_property
+    def translation(self) -> TranslationPrompts:
+        """`translation.yaml`, loaded when first asked for: only `gen translate --to` this
+        language needs it."""
+        path = self.folder / TRANSLATION_FILE
+        if not path.is_file():
+            raise UsageError(
+                f"{path}: not found; translating into {self.code!r} needs the pack's "
+                f"translation prompts (docs/languages.md, translating)"
+            )
+        prompts = load_model(path, TranslationPrompts)
         if prompts.format != CHAT_FORMAT and prompts.format not in self.formats.formats:
             raise ConfigError(
                 f"{path}: format: unknown format {prompts.format!r}; expected {CHAT_FORMAT!r} "

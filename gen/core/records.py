@@ -30,7 +30,7 @@ SPAN_SOURCES = (
 )
 
 #: Where a record's text came from.
-RECORD_SOURCES = ("llm", "wikipedia", "faker", "gold", "import")
+RECORD_SOURCES = ("llm", "wikipedia", "faker", "gold", "import", "translated")
 
 #: Persona fields drawn with Faker and stored with each generated document.
 PERSONA_FIELDS = (

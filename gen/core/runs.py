@@ -29,6 +29,12 @@ class RunPaths:
         return self.root / "quality"
 
     @property
+    def translated(self) -> Path:
+        """Records translated into another language with their spans (`gen translate`),
+        beside the documents they translate."""
+        return self.root / "translated"
+
+    @property
     def gold(self) -> Path:
         """Hand-checked records (`gen import --as gold`, `gen review pull`), the reference that
         labels and detectors are scored against."""

@@ -1,0 +1,1 @@
+"""`gen translate`: labeled records into another language, spans carried over by tags."""
