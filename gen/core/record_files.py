@@ -47,13 +47,22 @@ def read_record_file(
     An input without a record is a usage error too (a wrong path or an unfinished file is
     far likelier than a wish to score or import nothing); `allow_empty` is for gen's own
     files read back, such as an export's empty split."""
-    records = _read(Path(path), f"{role} {path}", span_source, gold)
-    if not records and not allow_empty:
+    placed = read_placed_records(path, role, span_source=span_source, gold=gold)
+    if not placed and not allow_empty:
         raise UsageError(f"{role} {path}: no records found; expected {EXPECTED}")
-    return records
+    return [record for _, record in placed]
 
 
-def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
+def read_placed_records(
+    path: Path, role: str = "file", *, span_source: str = "gold", gold: bool = False
+) -> list[tuple[str, Record]]:
+    """The records of `path` as `read_record_file` reads them (none is no error here), each
+    with where it is in the file (`line 3`, `row 3`; "" in a record table folder), for a
+    caller that checks more of each record to name its place as the row checks do."""
+    return _read(Path(path), f"{role} {path}", span_source, gold)
+
+
+def _read(path: Path, where: str, span_source: str, gold: bool) -> list[tuple[str, Record]]:
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
@@ -67,7 +76,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
                 check_gold_spans(record.text, record.spans, record_id=record.id)
         except GenError as exc:
             raise UsageError(f"{where}: {exc}") from None
-        return records
+        return [("", record) for record in records]
     if path.suffix == ".jsonl":
         rows = jsonl_rows(path, where)
     else:
@@ -78,7 +87,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
                 f"cannot read {where}: expected {EXPECTED} ({str(exc).splitlines()[0]})"
             ) from None
     line = "line" if path.suffix == ".jsonl" else "row"
-    records = []
+    records: list[tuple[str, Record]] = []
     numbers: dict[str, list[int]] = {}
     for number, row in rows:
         if isinstance(row, dict):
@@ -92,7 +101,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
                 problem = str(exc)
         if problem:
             raise UsageError(f"{where} {line} {number}: {problem}")
-        records.append(record)
+        records.append((f"{line} {number}", record))
         numbers.setdefault(row["id"], []).append(number)
     _refuse_repeated_ids(numbers, where, line)
     return records
