@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gen.core.encodings import read_utf8
 from gen.core.errors import GenError, InvalidSpanError, UsageError
 from gen.core.records import Record, check_gold_spans
 from gen.core.rows import row_problem
@@ -123,6 +124,8 @@ def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -
 TEXT_SUFFIXES = (".txt",)
 #: The UTF-8 byte order mark, as a character.
 BOM = "\ufeff"
+#: What a plain text file is, for the encoding errors (gen.core.encodings).
+TEXT_KIND = "a .txt document"
 
 
 def is_text_file(path: Path) -> bool:
@@ -142,7 +145,8 @@ def skipped_line(skipped: Sequence[Path], why: str) -> str:
 
 
 def read_text_file(path: Path) -> str:
-    """The document a plain text file holds, or one UsageError naming the file: UTF-8, line
+    """The document a plain text file holds, or one UsageError naming the file: UTF-8 (by
+    the rule of gen.core.encodings: UTF-16 is named, not read as garbage), line
     ends made "\n" and a byte order mark dropped (editors on Windows write both); a file
     without a visible character is refused, since it is far likelier a mistake than a
     document."""
@@ -152,12 +156,7 @@ def read_text_file(path: Path) -> str:
 def read_text_file_as_written(path: Path) -> tuple[str, str]:
     """(the document, as `read_text_file` reads it; the file's characters as written, byte
     order mark and line ends kept), for a tool that counted offsets on the file itself."""
-    try:
-        written = Path(path).read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    written = read_utf8(path, TEXT_KIND)
     text = written.removeprefix(BOM).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise UsageError(f"{path}: the file is empty")
@@ -174,17 +173,13 @@ def file_record_id(path: Path, folder: Path | None = None) -> str:
     return inside.with_suffix("").as_posix()
 
 
-def jsonl_rows(path: Path, where: str, expected: str = EXPECTED) -> list[tuple[int, Any]]:
+def jsonl_rows(
+    path: Path, where: str, expected: str = EXPECTED, kind: str = "a JSONL record file"
+) -> list[tuple[int, Any]]:
     """(line number, parsed JSON) of every non-blank line; UsageError naming `where`, the
-    line and `expected` otherwise. Other tools' JSONL files are read the same way."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"{where}: not UTF-8 text (byte {exc.start}); expected {expected}"
-        ) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None
+    line and `expected` otherwise, or the encoding of a file that is no UTF-8 text (`kind`:
+    what the file is, gen.core.encodings). Other tools' JSONL files are read the same way."""
+    text = read_utf8(path, kind, where).removeprefix(BOM)
     rows = []
     # Lines end at "\n" only: `str.splitlines` would also cut at U+2028, U+2029 and U+0085,
     # which JSON strings may hold as they are (and gen writes them so).
