@@ -40,30 +40,42 @@ def read_record_file(
     span_source: str = "gold",
     gold: bool = False,
     allow_empty: bool = False,
+    overlapping: bool = False,
 ) -> list[Record]:
     """The records of `path`, or one UsageError saying `role` (e.g. "PRED file"), the file,
     the line and what is wrong. Spans that name no source get `span_source`; `gold` spans
-    must also follow the labeling guideline (`check_gold_spans`).
+    must also follow the labeling guideline (`check_gold_spans`). With `overlapping`, spans
+    of one source may overlap: the caller resolves them record by record (`gen import
+    --as gold` refuses only the records concerned).
 
     An input without a record is a usage error too (a wrong path or an unfinished file is
     far likelier than a wish to score or import nothing); `allow_empty` is for gen's own
     files read back, such as an export's empty split."""
-    placed = read_placed_records(path, role, span_source=span_source, gold=gold)
+    placed = read_placed_records(
+        path, role, span_source=span_source, gold=gold, overlapping=overlapping
+    )
     if not placed and not allow_empty:
         raise UsageError(f"{role} {path}: no records found; expected {EXPECTED}")
     return [record for _, record in placed]
 
 
 def read_placed_records(
-    path: Path, role: str = "file", *, span_source: str = "gold", gold: bool = False
+    path: Path,
+    role: str = "file",
+    *,
+    span_source: str = "gold",
+    gold: bool = False,
+    overlapping: bool = False,
 ) -> list[tuple[str, Record]]:
     """The records of `path` as `read_record_file` reads them (none is no error here), each
     with where it is in the file (`line 3`, `row 3`; "" in a record table folder), for a
     caller that checks more of each record to name its place as the row checks do."""
-    return _read(Path(path), f"{role} {path}", span_source, gold)
+    return _read(Path(path), f"{role} {path}", span_source, gold, overlapping)
 
 
-def _read(path: Path, where: str, span_source: str, gold: bool) -> list[tuple[str, Record]]:
+def _read(
+    path: Path, where: str, span_source: str, gold: bool, overlapping: bool
+) -> list[tuple[str, Record]]:
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
@@ -93,7 +105,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[tuple[st
     for number, row in rows:
         if isinstance(row, dict):
             row = _with_defaults(row, span_source)
-        problem = row_problem(row, SHORT_FORM_REQUIRED)
+        problem = row_problem(row, SHORT_FORM_REQUIRED, overlapping=overlapping)
         record = None if problem else Record.from_row(row)
         if record is not None and gold:
             try:
