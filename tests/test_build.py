@@ -1,9 +1,11 @@
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from build_fixtures import make_records, make_run
 from click.testing import CliRunner
+from export_fixtures import unwritable
 
 from gen.cli import main
 from gen.core.errors import UsageError
@@ -280,3 +282,18 @@ def test_a_failing_build_leaves_the_previous_dataset_untouched(tmp_path):
     assert "Traceback" not in result.output
     assert sorted(r.id for r in RecordTable(paths.dataset).read()) == before
     assert paths.manifest("build").read_text() == manifest
+
+
+@pytest.mark.parametrize("locked", ["", "rejects", "dataset"])
+def test_a_read_only_run_is_refused_before_any_work_naming_the_folder(tmp_path, locked):
+    paths = make_run(tmp_path)
+    build_dataset(tmp_path, BuildOptions())
+    shutil.rmtree(paths.rejects("build"))
+    folder = tmp_path / locked
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with unwritable(folder):
+        result = CliRunner().invoke(main, ["build", "--run", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert f": {folder} is not writable (" in line and line.endswith("choose a writable place")
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -16,7 +16,9 @@ from gen.core.store import RecordTable
 from gen.export.base import ExportJob
 from gen.export.registry import export_format
 from gen.importing import RecordDefaults
+from gen.importing.inputs import find_inputs
 from gen.importing.run import check_fields, import_files, read_files
+from gen.importing.run import read_inputs as read_placed
 
 TEXT = (
     "Cara Ñusta Müller, la TAC del 3 maggio mostra una frattura 😀; "
@@ -316,9 +318,10 @@ def test_reimporting_a_changed_record_says_so_and_overwrite_replaces_it(tmp_path
 
 def test_a_text_file_of_an_unknown_language_is_named(tmp_path):
     (tmp_path / "x.txt").write_text("Texte.", encoding="utf-8")
-    with pytest.raises(UsageError, match=r"^x\.txt: record x: no prompts for language 'xx'"):
-        check_fields(read_files([tmp_path / "x.txt"], "documents", RecordDefaults(language="xx")),
-                     "documents", RecordDefaults(), None)  # fmt: skip
+    inputs = find_inputs([tmp_path / "x.txt"])[0]
+    read = read_placed(inputs, "documents", RecordDefaults(language="xx"))
+    with pytest.raises(UsageError, match=r"x\.txt: record x: no prompts for language 'xx'"):
+        check_fields(read, "documents", RecordDefaults(), None)
 
 
 def test_a_text_files_byte_order_mark_is_dropped_like_its_crlf(tmp_path):

@@ -8,11 +8,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from import_data import LABEL_MAP, brat_pair, gen_import, jsonl, one_line_error, read, spans
+from import_data import (
+    FIXTURES,
+    LABEL_MAP,
+    brat_pair,
+    gen_import,
+    jsonl,
+    one_line_error,
+    read,
+    spans,
+)
 
-from gen.core.errors import UsageError
+from gen.core.record_files import SHORT_FORM_DEFAULTS
+from gen.core.records import Record
 from gen.core.runs import RunPaths
-from gen.core.store import RecordTable
+from gen.core.store import RecordTable, write_records
 
 EMPTY_GOLD = "records imported as gold without spans: none in the file"
 ALL_LEFT_OUT = "records imported as gold without spans: every span left out by the label rules"
@@ -199,12 +209,11 @@ def test_overlaps_longest_and_first_resolve_the_records_concerned(
 
 def test_an_overlap_names_its_ann_lines_and_says_when_a_range_was_split(tmp_path: Path) -> None:
     ann = "T1\tFood 0 4;10 15\tRice beans\nT2\tDrink 2 9\tce with\n"
-    with pytest.raises(UsageError) as error:
-        read(brat_pair(tmp_path, FOOD, ann), label_map=None, allow_unknown=True)
-    assert str(error.value) == str(tmp_path / "d.ann") + (
+    refused: list = []
+    read(brat_pair(tmp_path, FOOD, ann), label_map=None, allow_unknown=True, refused=refused)
+    assert refused[0].meta["detail"] == str(tmp_path / "d.ann") + (
         ": record d: gold spans 0-4 (Food) and 2-9 (Drink) overlap (line 1: T1 Food "
-        "0 4;10 15, a range of a discontinuous entity; line 2: T2 Drink 2 9); "
-        "--overlaps longest or first resolves such records"
+        "0 4;10 15, a range of a discontinuous entity; line 2: T2 Drink 2 9)"
     )
 
 
@@ -216,3 +225,91 @@ def test_a_folder_imports_every_document_but_the_one_whose_spans_overlap(tmp_pat
     records, notes = read(tmp_path, label_map=None, allow_unknown=True, refused=refused)
     assert sorted(records) == ["a/d"] and [r.id for r in refused] == ["b/d"]
     assert notes[REFUSED] == 1
+
+
+#: An invented diet diary whose discontinuous entity T40 (`dark ... bread`) shares its last
+#: range with T41 (`rye bread`), as in biomedical BRAT corpora, and a clean week beside it.
+DIARIES = FIXTURES / "brat_discontinuous"
+
+
+def test_a_brat_corpus_imports_the_clean_documents_and_keeps_the_overlapping_one(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    result = gen_import(DIARIES, "--run", run, "--as", "gold", "--allow-unknown-labels")
+    assert result.exit_code == 0, result.output
+    assert "1 records added" in result.output and f"{REFUSED} 1" in result.output
+    assert (
+        f"{DIARIES / 'diary.ann'}: record diary: gold spans 188-197 (Food) and 192-197 (Food) "
+        "overlap (line 6: T41 Food 188 197; line 5: T40 Food 179 183;192 197, a range of a "
+        "discontinuous entity); --overlaps longest or first resolves such records"
+    ) in result.output
+    assert [r.id for r in RecordTable(RunPaths(run).gold).read()] == ["week4"]
+    (rejected,) = RecordTable(RunPaths(run).rejects("import")).read()
+    assert rejected.id == "diary" and rejected.meta["reason"] == "overlapping spans"
+    assert len(rejected.meta["spans"]) == 10 and rejected.spans == []
+
+
+def test_an_import_whose_every_record_overlaps_keeps_them_in_rejects_and_fails_nothing(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    args = ("--run", run, "--as", "gold", "--allow-unknown-labels")
+    result = gen_import(DIARIES / "diary.ann", *args)
+    assert result.exit_code == 0, result.output
+    assert f"0 records added to {RunPaths(run).gold}" in result.output
+    assert f"{REFUSED} 1" in result.output
+    assert f"refused records are kept in {RunPaths(run).rejects('import')}" in result.output
+    assert not RunPaths(run).gold.exists()
+    assert [r.id for r in RecordTable(RunPaths(run).rejects("import")).read()] == ["diary"]
+    # Resolved, the record is imported and leaves the rejects.
+    assert gen_import(DIARIES / "diary.ann", *args, "--overlaps", "longest").exit_code == 0
+    assert [r.id for r in RecordTable(RunPaths(run).gold).read()] == ["diary"]
+    assert not RunPaths(run).rejects("import").exists()
+
+
+def _gen_records(path: Path, rows: list[dict]) -> Path:
+    if path.suffix == ".jsonl":
+        return jsonl(path, *rows)
+    write_records(path, [Record.from_row({**SHORT_FORM_DEFAULTS, **row}) for row in rows])
+    return path
+
+
+def _docbin(path: Path, rows: list[dict]) -> Path:
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    nlp, docs = spacy.blank("en"), DocBin(store_user_data=True)
+    for row in rows:
+        doc = nlp(row["text"])
+        doc.spans["sc"] = [
+            doc.char_span(s["start"], s["end"], label=s["label"]) for s in row["spans"]
+        ]
+        doc.user_data["id"] = row["id"]
+        docs.add(doc)
+    docs.to_disk(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "write"),
+    [("d.jsonl", _gen_records), ("d.parquet", _gen_records), ("d.spacy", _docbin)],
+)
+def test_gen_s_own_formats_refuse_only_the_record_whose_spans_overlap(
+    tmp_path: Path, name: str, write
+) -> None:
+    rows = [
+        {"id": "a", "text": "Anna Rossi lives here.",
+         "spans": [{"start": 0, "end": 10, "label": "PERSON"},
+                   {"start": 5, "end": 10, "label": "PERSON"}]},
+        {"id": "b", "text": "Luca Bianchi lives here.",
+         "spans": [{"start": 0, "end": 12, "label": "PERSON"}]},
+    ]  # fmt: skip
+    path = write(tmp_path / name, rows)
+    run = tmp_path / "run"
+    result = gen_import(path, "--run", run, "--as", "gold")
+    assert result.exit_code == 0, result.output
+    assert "1 records added" in result.output and f"{REFUSED} 1" in result.output
+    assert "record a: gold spans 0-10 (PERSON) and 5-10 (PERSON) overlap" in result.output
+    assert [r.id for r in RecordTable(RunPaths(run).gold).read()] == ["b"]
+    assert [r.id for r in RecordTable(RunPaths(run).rejects("import")).read()] == ["a"]

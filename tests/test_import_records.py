@@ -426,3 +426,39 @@ def test_the_encoder_trains_on_an_imported_run_from_its_planned_spans(tmp_path, 
     info = json.loads((run / "models" / "encoder" / "detector.json").read_text())
     assert sum(info["train_positive_units"].values()) > 0
     assert info["identifiers"] == [] and set(info["labels"]) <= {c for c, _ in KEPT_RUN}
+
+
+def test_a_record_error_names_the_file_and_line(kept, tmp_path):
+    records = _records()
+    records[1] = replace(records[1], language="xx")
+    path = _jsonl(tmp_path / "other.jsonl", records)
+    result = _gen(path, "--as", "records", "--run", tmp_path / "run")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(
+        f"error: records file {path} line 2: record kept-en-001: no prompts for language 'xx'"
+    )
+    row = _parquet(tmp_path / "other.parquet", records)
+    assert f"records file {row} row 2: record kept-en-001: no prompts" in (
+        _gen(row, "--as", "records", "--run", tmp_path / "run").output
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_gold_file_is_refused_pointing_to_as_gold(tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    line = {"id": "g-1", "text": "Anna has asthma.", "category": "health",
+            "doc_type": "letter", "language": "en",
+            "spans": [{"start": 9, "end": 15, "label": "health"}]}  # fmt: skip
+    gold.write_text(json.dumps(line) + "\n" + json.dumps({**line, "id": "g-2"}) + "\n")
+    run = tmp_path / "run"
+    result = _gen(gold, "--as", "records", "--run", run)
+    assert result.exit_code == 2, result.output
+    (message,) = result.output.strip().splitlines()
+    assert message.startswith(f"error: records file {gold} line 1: record g-1 holds gold spans")
+    assert "(and 1 more records)" in message and "--as gold" in message
+    assert not run.exists()
+    # Left out with --sources, the gold spans are counted like any other source's.
+    kept = _gen(gold, "--as", "records", "--run", run, "--sources", "planned")
+    assert kept.exit_code == 0, kept.output
+    assert "spans of source gold left out (--sources) 2" in kept.output
+    assert _gen(gold, "--as", "gold", "--run", run).exit_code == 0

@@ -182,7 +182,6 @@ def test_a_brat_folder_reads_each_txt_with_its_ann_once(tmp_path: Path) -> None:
         ),
         ("T1\tPER 0 x\tAnna\n", "d.ann: line 1: expected T1<TAB>LABEL START END"),
         ("Q1\tsomething\n", "d.ann: line 1: not a brat annotation line"),
-        ("T1\tPER 0 4\tAnna\nT2\tLOC 2 10\tna Rossi\n", "spans 0-4 (PERSON) and 2-10 (LOCATION)"),
     ],
 )
 def test_bad_brat_lines_are_named(tmp_path: Path, ann: str, message: str) -> None:
@@ -212,27 +211,43 @@ def _brat_file(path: Path, *lines: str) -> Path:
 
 
 BAD_SPANS = [
-    (lambda d: _prodigy_file(d / "p.jsonl", {"start": 0, "end": 10, "label": "PER"},
-                             {"start": 5, "end": 10, "label": "LOC"}),
-     "p.jsonl: line 1: record p-9: gold spans 0-10 (PERSON) and 5-10 (LOCATION) overlap"),
     (lambda d: _prodigy_file(d / "p.jsonl", {"start": 4, "end": 4, "label": "PER"}),
      "p.jsonl: line 1: record p-9: span 4-4 (PERSON) is empty"),
     (lambda d: jsonl(d / "p.jsonl", {"_input_hash": 9, "answer": "accept", "spans": []}),
      "p.jsonl: line 1: expected an object with a text"),
-    (lambda d: _brat_file(d, "T1\tPER 0 10\tAnna Rossi\n", "T2\tLOC 5 10\tRossi\n"),
-     "d.ann: record d: gold spans 0-10 (PERSON) and 5-10 (LOCATION) overlap"),
     (lambda d: _brat_file(d, "T1\tPER 4 4\t\n"), "d.ann: record d: span 4-4 (PERSON) is empty"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("write", "message"), BAD_SPANS)
-def test_overlapping_and_empty_spans_are_refused_in_doccano_prodigy_and_brat_shapes(
+def test_empty_spans_are_refused_in_doccano_prodigy_and_brat_shapes(
     tmp_path: Path, write, message: str
 ) -> None:
     path = write(tmp_path)
     result = gen_import(path, "--run", tmp_path / "run", "--as", "gold", "--label-map", LABEL_MAP)
     one_line_error(result, message)
     assert not (tmp_path / "run").exists()
+
+
+OVERLAPS = [
+    (lambda d: _prodigy_file(d / "p.jsonl", {"start": 0, "end": 10, "label": "PER"},
+                             {"start": 5, "end": 10, "label": "LOC"}),
+     "p.jsonl: line 1: record p-9: gold spans 0-10 (PERSON) and 5-10 (LOCATION) overlap"),
+    (lambda d: _brat_file(d, "T1\tPER 0 10\tAnna Rossi\n", "T2\tLOC 5 10\tRossi\n"),
+     "d.ann: record d: gold spans 0-10 (PERSON) and 5-10 (LOCATION) overlap"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("write", "message"), OVERLAPS)
+def test_overlapping_spans_leave_their_record_out_in_prodigy_and_brat_shapes(
+    tmp_path: Path, write, message: str
+) -> None:
+    path = write(tmp_path)
+    run = tmp_path / "run"
+    result = gen_import(path, "--run", run, "--as", "gold", "--label-map", LABEL_MAP)
+    assert result.exit_code == 0 and "0 records added" in result.output, result.output
+    assert message in result.output and not RunPaths(run).gold.exists()
+    assert RecordTable(RunPaths(run).rejects("import")).exists()
 
 
 # -- formats, the command ------------------------------------------------------------------------

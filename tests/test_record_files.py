@@ -100,15 +100,6 @@ GOLD_PROBLEMS = [
     (_gold_row(spans=[{"start": 0, "end": 4, "label": " PERSON "}]), "must be a name"),
     (_gold_row(id=""), "line 1: id: must not be empty"),
     (_gold_row(spans=None), "line 1: spans: expected a list"),
-    (
-        _gold_row(
-            spans=[
-                {"start": 0, "end": 10, "label": "PERSON", "source": "gold"},
-                {"start": 5, "end": 10, "label": "PERSON", "source": "review"},
-            ]
-        ),
-        "spans 0-10 (PERSON) and 5-10 (PERSON) overlap",
-    ),
 ]
 
 
@@ -124,6 +115,24 @@ def test_gold_breaking_the_guideline_is_refused_by_import_and_eval(tmp_path, row
     scored = CliRunner().invoke(main, ["eval", str(gold), str(pred)])
     assert scored.exit_code == 2, scored.output
     assert message in scored.output and f"GOLD file {gold}" in scored.output
+
+
+@pytest.mark.parametrize("source", ["gold", "review"])
+def test_overlapping_gold_is_refused_by_eval_and_left_out_by_import(tmp_path, source):
+    spans = [{"start": 0, "end": 10, "label": "PERSON", "source": "gold"},
+             {"start": 5, "end": 10, "label": "PERSON", "source": source}]  # fmt: skip
+    gold = _write_jsonl(tmp_path / "gold.jsonl", [_gold_row(spans=spans), _gold_row(id="b")])
+    pred = _write_jsonl(tmp_path / "pred.jsonl", [_gold_row(spans=[])])
+    scored = CliRunner().invoke(main, ["eval", str(gold), str(pred)])
+    assert scored.exit_code == 2, scored.output
+    assert "spans 0-10 (PERSON) and 5-10 (PERSON) overlap" in scored.output
+    run = tmp_path / "run"
+    imported = CliRunner().invoke(main, ["import", str(gold), "--as", "gold", "--run", str(run)])
+    assert imported.exit_code == 0, imported.output
+    assert "1 records added" in imported.output and "refused (--overlaps refuse) 1" in (
+        imported.output
+    )
+    assert [r.id for r in RecordTable(RunPaths(run).gold).read()] == ["b"]
 
 
 SURROGATE_LINE = '{"id": "a", "text": "x\\ud800y", "spans": []}\n'

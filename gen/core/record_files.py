@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gen.core.encodings import read_utf8
 from gen.core.errors import GenError, InvalidSpanError, UsageError
 from gen.core.records import Record, check_gold_spans
 from gen.core.rows import row_problem
@@ -39,21 +40,42 @@ def read_record_file(
     span_source: str = "gold",
     gold: bool = False,
     allow_empty: bool = False,
+    overlapping: bool = False,
 ) -> list[Record]:
     """The records of `path`, or one UsageError saying `role` (e.g. "PRED file"), the file,
     the line and what is wrong. Spans that name no source get `span_source`; `gold` spans
-    must also follow the labeling guideline (`check_gold_spans`).
+    must also follow the labeling guideline (`check_gold_spans`). With `overlapping`, spans
+    of one source may overlap: the caller resolves them record by record (`gen import
+    --as gold` refuses only the records concerned).
 
     An input without a record is a usage error too (a wrong path or an unfinished file is
     far likelier than a wish to score or import nothing); `allow_empty` is for gen's own
     files read back, such as an export's empty split."""
-    records = _read(Path(path), f"{role} {path}", span_source, gold)
-    if not records and not allow_empty:
+    placed = read_placed_records(
+        path, role, span_source=span_source, gold=gold, overlapping=overlapping
+    )
+    if not placed and not allow_empty:
         raise UsageError(f"{role} {path}: no records found; expected {EXPECTED}")
-    return records
+    return [record for _, record in placed]
 
 
-def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
+def read_placed_records(
+    path: Path,
+    role: str = "file",
+    *,
+    span_source: str = "gold",
+    gold: bool = False,
+    overlapping: bool = False,
+) -> list[tuple[str, Record]]:
+    """The records of `path` as `read_record_file` reads them (none is no error here), each
+    with where it is in the file (`line 3`, `row 3`; "" in a record table folder), for a
+    caller that checks more of each record to name its place as the row checks do."""
+    return _read(Path(path), f"{role} {path}", span_source, gold, overlapping)
+
+
+def _read(
+    path: Path, where: str, span_source: str, gold: bool, overlapping: bool
+) -> list[tuple[str, Record]]:
     if not path.exists():
         raise UsageError(f"{where} not found; expected {EXPECTED}")
     if path.is_dir():
@@ -67,7 +89,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
                 check_gold_spans(record.text, record.spans, record_id=record.id)
         except GenError as exc:
             raise UsageError(f"{where}: {exc}") from None
-        return records
+        return [("", record) for record in records]
     if path.suffix == ".jsonl":
         rows = jsonl_rows(path, where)
     else:
@@ -78,12 +100,12 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
                 f"cannot read {where}: expected {EXPECTED} ({str(exc).splitlines()[0]})"
             ) from None
     line = "line" if path.suffix == ".jsonl" else "row"
-    records = []
+    records: list[tuple[str, Record]] = []
     numbers: dict[str, list[int]] = {}
     for number, row in rows:
         if isinstance(row, dict):
             row = _with_defaults(row, span_source)
-        problem = row_problem(row, SHORT_FORM_REQUIRED)
+        problem = row_problem(row, SHORT_FORM_REQUIRED, overlapping=overlapping)
         record = None if problem else Record.from_row(row)
         if record is not None and gold:
             try:
@@ -92,7 +114,7 @@ def _read(path: Path, where: str, span_source: str, gold: bool) -> list[Record]:
                 problem = str(exc)
         if problem:
             raise UsageError(f"{where} {line} {number}: {problem}")
-        records.append(record)
+        records.append((f"{line} {number}", record))
         numbers.setdefault(row["id"], []).append(number)
     _refuse_repeated_ids(numbers, where, line)
     return records
@@ -114,6 +136,8 @@ def _refuse_repeated_ids(numbers: dict[str, list[int]], where: str, line: str) -
 TEXT_SUFFIXES = (".txt",)
 #: The UTF-8 byte order mark, as a character.
 BOM = "\ufeff"
+#: What a plain text file is, for the encoding errors (gen.core.encodings).
+TEXT_KIND = "a .txt document"
 
 
 def is_text_file(path: Path) -> bool:
@@ -133,7 +157,8 @@ def skipped_line(skipped: Sequence[Path], why: str) -> str:
 
 
 def read_text_file(path: Path) -> str:
-    """The document a plain text file holds, or one UsageError naming the file: UTF-8, line
+    """The document a plain text file holds, or one UsageError naming the file: UTF-8 (by
+    the rule of gen.core.encodings: UTF-16 is named, not read as garbage), line
     ends made "\n" and a byte order mark dropped (editors on Windows write both); a file
     without a visible character is refused, since it is far likelier a mistake than a
     document."""
@@ -143,12 +168,7 @@ def read_text_file(path: Path) -> str:
 def read_text_file_as_written(path: Path) -> tuple[str, str]:
     """(the document, as `read_text_file` reads it; the file's characters as written, byte
     order mark and line ends kept), for a tool that counted offsets on the file itself."""
-    try:
-        written = Path(path).read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    written = read_utf8(path, TEXT_KIND)
     text = written.removeprefix(BOM).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise UsageError(f"{path}: the file is empty")
@@ -165,17 +185,13 @@ def file_record_id(path: Path, folder: Path | None = None) -> str:
     return inside.with_suffix("").as_posix()
 
 
-def jsonl_rows(path: Path, where: str, expected: str = EXPECTED) -> list[tuple[int, Any]]:
+def jsonl_rows(
+    path: Path, where: str, expected: str = EXPECTED, kind: str = "a JSONL record file"
+) -> list[tuple[int, Any]]:
     """(line number, parsed JSON) of every non-blank line; UsageError naming `where`, the
-    line and `expected` otherwise. Other tools' JSONL files are read the same way."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"{where}: not UTF-8 text (byte {exc.start}); expected {expected}"
-        ) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None
+    line and `expected` otherwise, or the encoding of a file that is no UTF-8 text (`kind`:
+    what the file is, gen.core.encodings). Other tools' JSONL files are read the same way."""
+    text = read_utf8(path, kind, where).removeprefix(BOM)
     rows = []
     # Lines end at "\n" only: `str.splitlines` would also cut at U+2028, U+2029 and U+0085,
     # which JSON strings may hold as they are (and gen writes them so).

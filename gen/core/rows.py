@@ -19,11 +19,14 @@ _REQUIRED_SPAN_KEYS = ("start", "end", "label")
 _ROW_TYPE = pa.struct(list(RECORD_SCHEMA))
 
 
-def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | None:
+def row_problem(
+    row: Any, required: Sequence[str] = REQUIRED_COLUMNS, *, overlapping: bool = False
+) -> str | None:
     """What makes `row`, read from outside (a journal line, a user's JSONL or Parquet
     file), no valid record row, or None: unknown keys, missing ones, wrong types and
     non-integer offsets are named with their path (`spans.0.start`), never coerced;
-    spans are checked (check_spans)."""
+    spans are checked (check_spans), each on its own with `overlapping` (for a caller that
+    resolves overlapping spans record by record: gen import --as gold)."""
     if not isinstance(row, dict):
         return f"expected an object with {', '.join(required)}, got {_kind(row)}"
     if problem := _absent(row, required, _ROW_TYPE, ()) or _type_problem(row, _ROW_TYPE):
@@ -40,7 +43,9 @@ def row_problem(row: Any, required: Sequence[str] = REQUIRED_COLUMNS) -> str | N
         if problem:
             return f"spans.{index}.label: {problem}"
     try:
-        check_spans(row["text"], Record.from_row(row).spans, record_id=row["id"])
+        spans = Record.from_row(row).spans
+        for group in [[span] for span in spans] if overlapping else [spans]:
+            check_spans(row["text"], group, record_id=row["id"])
     except InvalidSpanError as exc:
         return str(exc)
     except ValueError as exc:  # meta that is not the JSON text of an object

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gen.core.errors import InvalidSpanError, UsageError
-from gen.core.files import write_json_atomic
+from gen.core.files import check_writable, write_json_atomic
 from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
@@ -234,8 +234,12 @@ def assemble(
 
 
 def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
-    """Read the stage tables of `run`, assemble, and write `RUN/dataset` with its manifest."""
+    """Read the stage tables of `run`, assemble, and write `RUN/dataset` with its manifest.
+    A place among them that cannot be written is refused first, naming its folder."""
     paths = RunPaths(Path(run))
+    for name, table in (("rejects", paths.rejects("build")), ("dataset", paths.dataset)):
+        check_writable(table, name, replaced_folder=True)
+    check_writable(paths.manifest("build"), "manifest")
     stages = {"labeled": paths.labeled, "gold": paths.gold}
     stages |= {"wikipedia": paths.wikipedia, "queries": paths.queries}
     if GOLD_SOURCE not in options.sources:

@@ -21,8 +21,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from gen.core.encodings import other_encoding
 from gen.core.records import Record, Span
-from gen.importing import ImportFileError, RecordDefaults
+from gen.importing import RecordDefaults
 from gen.text.words import trim_whitespace
 
 LEFT_OUT = "left_out"
@@ -125,50 +126,6 @@ def is_offset(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-#: Byte order marks and first bytes of JSON or text in other encodings than UTF-8: a tool's
-#: export saved again by an editor or a shell (PowerShell's `>` writes UTF-16).
-OTHER_ENCODINGS = (
-    (b"\xff\xfe\x00\x00", "UTF-32 LE", "utf-32"),
-    (b"\x00\x00\xfe\xff", "UTF-32 BE", "utf-32"),
-    (b"\xff\xfe", "UTF-16 LE", "utf-16"),
-    (b"\xfe\xff", "UTF-16 BE", "utf-16"),
-)
-
-
-def other_encoding(head: bytes) -> tuple[str, str, bool] | None:
-    """(name, Python codec, whether a byte order mark says so) of a file in UTF-16 or
-    UTF-32, told by its byte order mark or, without one, by the zero bytes beside its
-    first ASCII characters; None for anything else."""
-    for mark, name, codec in OTHER_ENCODINGS:
-        if head.startswith(mark):
-            return name, codec, True
-    if len(head) >= 4 and head[0] and not head[1] and head[2] and not head[3]:
-        return "UTF-16 LE", "utf-16-le", False
-    if len(head) >= 4 and not head[0] and head[1] and not head[2] and head[3]:
-        return "UTF-16 BE", "utf-16-be", False
-    return None
-
-
-def refuse_other_encoding(path: Path, expected: str) -> None:
-    """Refuse a file in UTF-16 or UTF-32, naming its encoding and the format asked for
-    (`expected`, which is UTF-8), with the way to convert it."""
-    try:
-        with open(path, "rb") as handle:
-            found = other_encoding(handle.read(4))
-    except OSError:
-        return  # the reader names the file it cannot read
-    if found is not None:
-        name, _, marked = found
-        how = "with a byte order mark" if marked else "without a byte order mark"
-        # iconv reads the byte order mark itself, and needs the byte order without one.
-        source = name.split()[0] if marked else name.replace(" ", "")
-        raise ImportFileError(
-            path,
-            f"{name} text ({how}); {expected} is UTF-8: save it as UTF-8 (e.g. iconv -f "
-            f"{source} -t UTF-8) and import that",
-        )
-
-
 def first_json_line(path: Path, limit: int = 1 << 20) -> Any:
     """The JSON value of a file's first non-blank line (None when it is not JSON), to tell
     which tool wrote a JSONL file, whatever its encoding; reads at most `limit` bytes."""
@@ -177,7 +134,7 @@ def first_json_line(path: Path, limit: int = 1 << 20) -> Any:
             data = handle.read(limit)
     except OSError:
         return None
-    found = other_encoding(data)
+    found = other_encoding(data)  # a UTF-16 file is sniffed, for its reader to refuse it
     codec = found[1] if found else "utf-8-sig"
     head = data.decode(codec, errors="replace").removeprefix("\ufeff")
     for line in head.split("\n"):

@@ -84,8 +84,8 @@ def check_gold(
 ) -> tuple[list[tuple[Path, Record]], list[Record]]:
     """(records kept, records refused for their overlaps), identical spans merged and
     overlaps resolved by `overlaps`; UsageError for the first bad span of any record (the
-    file, line or record, the span, and how many records have one), and when every record
-    is refused."""
+    file, line or record, the span, and how many records have one). A record refused
+    leaves the others to be imported, even when none is left."""
     if overlaps not in OVERLAPS:
         raise UsageError(f"--overlaps {overlaps!r}: expected one of {', '.join(OVERLAPS)}")
     kept: list[tuple[Path, Record]] = []
@@ -122,9 +122,6 @@ def check_gold(
     if problems:
         more = f" (and {len(problems) - 1} more records with bad spans)" if problems[1:] else ""
         raise UsageError(problems[0] + more)
-    if refused and not kept:
-        more = f" (and {len(refused) - 1} more)" if refused[1:] else ""
-        raise UsageError(f"{refused[0].meta['detail']}{more}; {RESOLVE_HINT}")
     if refused:
         notes[REFUSED] += len(refused)
     return kept, refused

@@ -17,8 +17,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gen.core.encodings import read_utf8
 from gen.core.errors import UsageError
-from gen.core.record_files import listed
+from gen.core.record_files import BOM, listed
 from gen.core.store import RecordTable
 from gen.importing import (
     Reader,
@@ -53,12 +54,10 @@ def expand_lists(arguments: Sequence[str | Path]) -> list[Path]:
             paths.append(Path(argument))
             continue
         listing = Path(argument[len(LIST_MARK) :])
-        try:
-            lines = listing.read_text(encoding="utf-8-sig").split("\n")
-        except FileNotFoundError:
-            raise UsageError(f"list file {listing} not found ({argument})") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read list file {listing}: {exc}") from None
+        if not listing.exists():
+            raise UsageError(f"list file {listing} not found ({argument})")
+        text = read_utf8(listing, "a list file", f"list file {listing}")
+        lines = text.removeprefix(BOM).split("\n")
         found = 0
         for number, line in enumerate(lines, start=1):
             name = line.strip()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gen.core.errors import UsageError
-from gen.core.record_files import read_record_file
+from gen.core.record_files import read_placed_records
 from gen.core.records import SPAN_SOURCES, Record
 from gen.core.store import RecordTable
 from gen.importing.formats.jsonl import JsonlReader
@@ -32,6 +32,8 @@ from gen.importing.inputs import Input, find_inputs
 from labeling.refind import refound
 
 RECORDS = "records"
+#: The span source of hand-checked gold, which --as records refuses (gold goes --as gold).
+GOLD = "gold"
 #: What a record of gen's own names (a short gold line leaves these out).
 NAMED_FIELDS = ("category", "doc_type", "language")
 #: The tables of a run folder that hold its documents, the first that has records read.
@@ -95,26 +97,45 @@ def read_records(
     options: RecordOptions,
     notes: Counter[str],
     prompts_dir: Path | None = None,
-) -> list[tuple[Path, Record]]:
-    """Every record of every input, as stored but for the spans `options` leave out or
-    find again (counted in `notes`); UsageError naming the file and record for a bad row
-    or a record that does not name its category, document type or language."""
-    read: list[tuple[Path, Record]] = []
+) -> list[tuple[str, Record]]:
+    """Every record of every input with where it was read (`records file F line 3`), as
+    stored but for the spans `options` leave out or find again (counted in `notes`);
+    UsageError naming the file, line and record for a bad row, a record that does not name
+    its category, document type or language, and records that hold gold spans."""
+    read: list[tuple[str, Record]] = []
     for item in inputs:
-        for record in read_record_file(item.path, "records file"):
+        placed = read_placed_records(item.path, "records file")
+        if not placed:
+            raise UsageError(f"records file {item.path}: no records found; expected {EXPECTED}")
+        for place, record in placed:
+            where = f"records file {item.path}{f' {place}' if place else ''}"
             missing = [name for name in NAMED_FIELDS if not getattr(record, name)]
             if missing:
                 raise UsageError(
-                    f"records file {item.path}: record {record.id} names no "
-                    f"{', '.join(missing)}; --as records takes {EXPECTED} (import other "
-                    "records --as gold or --as documents)"
+                    f"{where}: record {record.id} names no {', '.join(missing)}; --as records "
+                    f"takes {EXPECTED} (import other records --as gold or --as documents)"
                 )
-            read.append((item.path, _kept(item.path, record, options, notes, prompts_dir)))
+            read.append((where, _kept(where, record, options, notes, prompts_dir)))
+    _refuse_gold(read)
     return read
 
 
+def _refuse_gold(read: Sequence[tuple[str, Record]]) -> None:
+    """Refuse records that hold gold spans (a gold file's spans name no source, and become
+    gold): in RUN/labeled they would outrank every source without being scored as gold,
+    and `gen train --gold` would not know them; gold goes into RUN/gold."""
+    holding = [(where, r) for where, r in read if any(s.source == GOLD for s in r.spans)]
+    if holding:
+        where, record = holding[0]
+        more = f" (and {len(holding) - 1} more records)" if holding[1:] else ""
+        raise UsageError(
+            f"{where}: record {record.id} holds gold spans (a hand-labeled gold file?){more}; "
+            "import gold --as gold, into RUN/gold, or leave its gold spans out with --sources"
+        )
+
+
 def _kept(
-    path: Path,
+    where: str,
     record: Record,
     options: RecordOptions,
     notes: Counter[str],
@@ -124,7 +145,7 @@ def _kept(
         try:
             found = refound(record, prompts_dir)
         except UsageError as exc:
-            raise UsageError(f"records file {path}: {exc}") from None
+            raise UsageError(f"{where}: {exc}") from None
         if found is not record:
             notes["records whose planned facts were found again (--refind)"] += 1
             before = sum(s.source == "planned" for s in record.spans)

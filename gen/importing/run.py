@@ -64,7 +64,8 @@ def read_files(
 ) -> list[Record]:
     """Every record of every file, checked; ids unique across the files."""
     inputs = find_inputs(paths, format_name)[0]
-    return read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
+    read = read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
+    return [record for _, record in read]
 
 
 def read_inputs(
@@ -75,11 +76,12 @@ def read_inputs(
     notes: Counter[str] | None = None,
     overlaps: str = "refuse",
     refused: list[Record] | None = None,
-) -> list[Record]:
-    """The records of every input: for gold, items that hold none left out, labels mapped
-    (`rules`, default: gen's labels, no map), then every span checked and overlaps
-    resolved (`overlaps`, gen.importing.gold); ids unique. What was left out is counted in
-    `notes`, records refused for their overlaps are added to `refused`."""
+) -> list[tuple[str, Record]]:
+    """The records of every input, each with where it was read (its file, and line where
+    the format has lines): for gold, items that hold none left out, labels mapped (`rules`,
+    default: gen's labels, no map), then every span checked and overlaps resolved
+    (`overlaps`, gen.importing.gold); ids unique. What was left out is counted in `notes`,
+    records refused for their overlaps are added to `refused`."""
     if target not in ("documents", "gold"):
         raise UsageError(f"--as {target!r}: expected documents or gold (records: import_files)")
     notes = Counter() if notes is None else notes
@@ -113,17 +115,23 @@ def read_inputs(
     if target == "gold":
         read, refused_here = check_gold(read, overlaps, notes)
         refused += refused_here
-    return _unique(read)
+    placed = [(_place(path, record), record) for path, record in read]
+    _unique(placed)
+    return placed
 
 
-def _unique(read: Sequence[tuple[Path, Record]]) -> list[Record]:
-    """The records, refused when two files give one id."""
-    seen: dict[str, Path] = {}
-    for path, record in read:
+def _place(path: Path, record: Record) -> str:
+    line = record.meta.get("line")
+    return f"{path}: line {line}" if line else str(path)
+
+
+def _unique(read: Sequence[tuple[str, Record]]) -> None:
+    """Refuse two records of one id, naming where each was read."""
+    seen: dict[str, str] = {}
+    for where, record in read:
         if record.id in seen:
-            raise UsageError(f"{path}: id {record.id!r} is also in {seen[record.id]}")
-        seen[record.id] = path
-    return [record for _, record in read]
+            raise UsageError(f"{where}: id {record.id!r} is also in {seen[record.id]}")
+        seen[record.id] = where
 
 
 #: What makes an imported record another one than the record of its id already stored.
@@ -131,18 +139,20 @@ COMPARED_FIELDS = ("text", "category", "doc_type", "language", "spans")
 
 
 def check_fields(
-    records: Sequence[Record], target: str, defaults: RecordDefaults, prompts_dir: Path | None
+    read: Sequence[tuple[str, Record]],
+    target: str,
+    defaults: RecordDefaults,
+    prompts_dir: Path | None,
 ) -> None:
     """Refuse a category or language the prompts do not know: `gen label` would fail on the
     document later, and a re-import would find its id taken. The defaults are checked for
     every target, each record's own fields for documents and records (gold is only
-    scored)."""
+    scored), named with where the record was read (`read`: its file and line)."""
     categories = list(load_categories(prompts_dir).categories)
-    checked = [(None, defaults.category, defaults.language)]
+    checked = [("", defaults.category, defaults.language)]
     if target != "gold":
-        checked += [(r, r.category, r.language) for r in records]
-    for record, category, language in checked:
-        where = f"{record.meta.get('imported_from')}: record {record.id}: " if record else ""
+        checked += [(f"{place}: record {r.id}: ", r.category, r.language) for place, r in read]
+    for where, category, language in checked:
         if category not in categories:
             raise UsageError(
                 f"{where}unknown category {category!r}; expected one of: {', '.join(categories)}"
@@ -207,15 +217,17 @@ def import_files(
         if format_name is not None:
             raise UsageError("--format does not apply to --as records: gen's own record files")
         inputs, skipped = record_inputs(paths)
-        options = records_options or RecordOptions()
-        records = _unique(read_records(inputs, options, notes, prompts_dir))
-        _refuse_run_documents(paths_of, records)
+        read = read_records(inputs, records_options or RecordOptions(), notes, prompts_dir)
+        _unique(read)
     elif records_options is not None:
         raise UsageError("--sources and --refind need --as records")
     else:
         inputs, skipped = find_inputs(paths, format_name)
-        records = read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
-    check_fields(records, target, defaults, prompts_dir)
+        read = read_inputs(inputs, target, defaults, rules, notes, overlaps, refused)
+    check_fields(read, target, defaults, prompts_dir)
+    records = [record for _, record in read]
+    if target == RECORDS:
+        _refuse_run_documents(paths_of, records)
     tables = {"documents": paths_of.documents, "gold": paths_of.gold, RECORDS: paths_of.labeled}
     table_path = tables[target]
     report = ImportReport(table=table_path, skipped=skipped, notes=notes, refused=refused)

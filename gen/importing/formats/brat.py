@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
+from gen.core.encodings import read_utf8
 from gen.core.record_files import BOM, read_text_file_as_written
 from gen.core.records import Record, Span
 from gen.importing import ImportFileError, RecordDefaults
@@ -34,7 +35,6 @@ from gen.importing.annotated import (
     Origin,
     Origins,
     gold_span,
-    refuse_other_encoding,
     tool_record,
 )
 from gen.review.offsets import OffsetMap, anchor_ranges
@@ -70,7 +70,8 @@ class BratReader:
         notes: Counter[str] = Counter()
         spans: list[Span] = []
         origins: Origins = {}
-        for number, line in enumerate(_decode(ann).split("\n"), start=1):
+        lines = read_utf8(ann, "a BRAT .ann").removeprefix(BOM).split("\n")
+        for number, line in enumerate(lines, start=1):
             line = line.rstrip("\r")
             if not line.strip():
                 continue
@@ -100,14 +101,6 @@ class BratReader:
                 origins=origins,
             )
         ]
-
-
-def _decode(path: Path) -> str:
-    refuse_other_encoding(path, "a BRAT .ann")
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportFileError(path, f"not UTF-8 text (byte {exc.start})") from None
 
 
 class _Document:

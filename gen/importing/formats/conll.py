@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from gen.core.encodings import read_utf8
+from gen.core.record_files import BOM
 from gen.core.records import Record
 from gen.export.formats.conll import docstart_id
 from gen.importing import ImportFileError, RecordDefaults
@@ -57,10 +59,7 @@ class ConllReader:
         return records
 
     def _documents(self, path: Path) -> list[Document]:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            raise ImportFileError(path, "not UTF-8 text") from None
+        lines = read_utf8(path, "a CoNLL file").removeprefix(BOM).splitlines()
         documents: list[Document] = [(None, [[]])]
         for number, line in enumerate(lines, 1):
             if line.startswith(DOCSTART):

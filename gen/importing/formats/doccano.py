@@ -27,7 +27,6 @@ from gen.importing.annotated import (
     first_json_line,
     gold_span,
     is_offset,
-    refuse_other_encoding,
     tool_record,
 )
 
@@ -59,9 +58,8 @@ class DoccanoReader:
         )
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
-        refuse_other_encoding(path, "doccano's JSONL export")
         records = []
-        for line, row in jsonl_rows(path, str(path), EXPECTED):
+        for line, row in jsonl_rows(path, str(path), EXPECTED, "doccano's JSONL export"):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
                 raise ImportFileError(path, f"expected an object with a text; {EXPECTED}", line)
             text = row["text"]

@@ -1,6 +1,8 @@
 """JSONL records: one JSON object per line with `id`, `text` and optional `spans`
 (`{start, end, label}`), `category`, `doc_type`, `language` (the gold format,
-docs/gold.md). Rows are validated by `gen.core.record_files` (nothing coerced)."""
+docs/gold.md). Rows are validated by `gen.core.record_files` (nothing coerced); spans
+that overlap are left to `gen.importing.gold`, which refuses or resolves their record
+alone."""
 
 from __future__ import annotations
 
@@ -31,5 +33,5 @@ class JsonlReader:
                 source="gold",
                 meta={**record.meta, "imported_from": path.name},
             )
-            for record in read_record_file(path, "file", allow_empty=True)
+            for record in read_record_file(path, "file", allow_empty=True, overlapping=True)
         ]

@@ -28,14 +28,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from gen.core.encodings import read_utf8
 from gen.core.errors import GenError
+from gen.core.record_files import BOM
 from gen.core.records import Record
 from gen.importing import ImportFileError, RecordDefaults
 from gen.importing.annotated import (
     TRIMMED,
     choose,
     is_offset,
-    refuse_other_encoding,
     tool_record,
 )
 from gen.review.gold import DISAGREEMENT_FLAG, Annotation, read_annotation
@@ -72,11 +73,8 @@ class LabelStudioReader:
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    refuse_other_encoding(path, "Label Studio's JSON export")
     try:
-        items = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise ImportFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+        items = json.loads(read_utf8(path, "Label Studio's JSON export").removeprefix(BOM))
     except json.JSONDecodeError as exc:
         problem = f"not JSON ({exc.msg}); expected {EXPECTED}"
         raise ImportFileError(path, problem, exc.lineno) from None

@@ -32,7 +32,6 @@ from gen.importing.annotated import (
     first_json_line,
     gold_span,
     is_offset,
-    refuse_other_encoding,
     tool_record,
 )
 from gen.review.gold import DISAGREEMENT_FLAG
@@ -61,9 +60,8 @@ class ProdigyReader:
         )
 
     def read(self, path: Path, defaults: RecordDefaults) -> list[Record]:
-        refuse_other_encoding(path, "Prodigy's JSONL")
         groups: dict[Any, list[Line]] = {}
-        for line, row in jsonl_rows(path, str(path), EXPECTED):
+        for line, row in jsonl_rows(path, str(path), EXPECTED, "Prodigy's JSONL"):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
                 raise ImportFileError(path, f"expected an object with a text; {EXPECTED}", line)
             groups.setdefault(row.get("_input_hash", f"line {line}"), []).append((line, row))
