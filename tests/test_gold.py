@@ -69,11 +69,12 @@ def test_jsonl_files_are_the_converted_source(source) -> None:
 @pytest.mark.parametrize("source", sources(), ids=lambda path: path.name)
 def test_ids_are_unique_and_splits_stratified(source) -> None:
     """Every (language, category) stratum is split evenly between dev and test, so that
-    tuning on dev and reporting on test see the same mixture."""
+    tuning on dev and reporting on test see the same mixture; documents added to dev
+    alone (`dev_only=yes`) stay out of that balance."""
     records = parse_source(source.read_text(encoding="utf-8"))
     assert len({r["id"] for r in records}) == len(records)
     strata: dict[tuple[str, str], Counter] = {}
-    for record in records:
+    for record in (r for r in records if not r["dev_only"]):
         key = (record["language"], record["category"])
         strata.setdefault(key, Counter())[record["split"]] += 1
     for key, counts in strata.items():
@@ -182,6 +183,12 @@ def test_markup_errors_name_the_document() -> None:
         parse_document("id=doc-1 language=en", "text")
     with pytest.raises(MarkupError, match="doc-1: split must be one of dev, test"):
         parse_document(header.replace("split=dev", "split=train"), "text")
+    with pytest.raises(MarkupError, match="doc-1: dev_only=yes is the only value, with split=dev"):
+        parse_document(header.replace("split=dev", "split=test dev_only=yes"), "text")
+    with pytest.raises(MarkupError, match="doc-1: dev_only=yes is the only value"):
+        parse_document(f"{header} dev_only=no", "text")
+    assert parse_document(f"{header} dev_only=yes", "text")["dev_only"] is True
+    assert parse_document(header, "text")["dev_only"] is False
     assert set(HEADER_KEYS) >= {"split"}
 
 
