@@ -9,7 +9,9 @@ when the document is added: prompts, examples, units and thresholds are tuned on
 figures are reported on `test`. A source `<set>.marked.txt` becomes `<set>-dev.jsonl`
 and `<set>-test.jsonl`. The blank lines around a document are not part of its text; a
 text that ends in line breaks (a model's output may) gives their number in its header
-(`trailing_newlines=2`).
+(`trailing_newlines=2`). A document added to `dev` alone, outside the alternation of dev
+and test within each (language, category), says so (`dev_only=yes`), so that `test`
+never has to grow with it.
 
     python tests/gold_markup.py     # rewrite every bench/gold/<set>-<split>.jsonl
 """
@@ -28,7 +30,7 @@ SPLITS = ("dev", "test")
 
 HEADER = "@@@ "
 HEADER_KEYS = ("id", "language", "category", "doc_type", "split")
-OPTIONAL_KEYS = ("trailing_newlines",)
+OPTIONAL_KEYS = ("trailing_newlines", "dev_only")
 MARK = re.compile(r"\[\[(?P<passage>[^\[\]|]+)\|(?P<label>[A-Za-z_]+)\]\]")
 
 
@@ -56,6 +58,11 @@ def parse_document(header: str, body: str) -> dict:
         )
     if fields["split"] not in SPLITS:
         raise MarkupError(f"document {fields['id']}: split must be one of {', '.join(SPLITS)}")
+    dev_only = "dev_only" in fields
+    if dev_only and (fields["dev_only"] != "yes" or fields["split"] != "dev"):
+        raise MarkupError(
+            f"document {fields['id']}: dev_only=yes is the only value, with split=dev"
+        )
     trailing = fields.get("trailing_newlines", "0")
     if not trailing.isdecimal():
         raise MarkupError(f"document {fields['id']}: trailing_newlines must be a whole number")
@@ -76,7 +83,8 @@ def parse_document(header: str, body: str) -> dict:
     text = "".join(text_parts) + "\n" * int(trailing)
     if "[[" in text or "]]" in text:
         raise MarkupError(f"document {fields['id']}: unbalanced [[ ]] markup")
-    return {**{key: fields[key] for key in HEADER_KEYS}, "text": text, "spans": spans}
+    record = {key: fields[key] for key in HEADER_KEYS}
+    return {**record, "dev_only": dev_only, "text": text, "spans": spans}
 
 
 def parse_source(source: str) -> list[dict]:
