@@ -31,9 +31,9 @@ from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
 from gen.generate.plan import PlanSpec, plan_item, validate_spec
-from gen.generate.run import run as generate_run
 from gen.generate.postprocess import template_slots
 from gen.generate.records import filled
+from gen.generate.run import run as generate_run
 from gen.generate.shapes import FIELD, LAYOUT, NARRATIVE, TOPIC, ShapeSpec
 
 LANGUAGES = ("en", "it", "de", "es", "fr")
