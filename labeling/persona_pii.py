@@ -35,6 +35,10 @@ FIELD_LABELS: dict[str, str] = {
     "employer": "ORGANIZATION",
     "email": "EMAIL",
     "phone": "PHONE",
+    "postcode": "ADDRESS",
+    "national_id": "NATIONAL_ID",
+    "tax_id": "TAX_ID",
+    "health_insurance_id": "HEALTH_INSURANCE_ID",
 }
 
 #: Fields whose value is one name that may also be an ordinary word.

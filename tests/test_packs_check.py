@@ -143,3 +143,18 @@ def test_shapes_problems_are_one_line_each(prompts: Path) -> None:
     assert result.output.strip().splitlines()[0] == (
         f"{shapes}: topics: no topic list for the category 'ethnic'"
     )
+
+
+def test_a_pack_following_another_country_than_its_personas_is_one_line(prompts: Path) -> None:
+    """US personas beside UK forms: the date format, and then a birth date format."""
+    language = prompts / "en" / "language.yaml"
+    language.write_text(language.read_text().replace("en_GB", "en_US"))
+    result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    shapes = prompts / "en" / "shapes.yaml"
+    assert lines[0].startswith(f"{shapes}: line ") and "date_format: '%d/%m/%Y'" in lines[0]
+    assert "the personas' locale en_US" in lines[0] and "writes the month first" in lines[0]
+    assert any("an amount in '£'" in line for line in lines), lines
+    persona = prompts / "en" / "persona.yaml"
+    assert any(line.startswith(f"{persona}: line ") for line in lines), lines

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
+import re
 import shutil
 from pathlib import Path
 
@@ -12,19 +14,35 @@ import pytest
 from click.testing import CliRunner
 from fakes import ScriptedBackend
 from planned_fakes import writer
+from stdnum.de import idnr
+from stdnum.es import dni, nie
+from stdnum.fr import nir
+from stdnum.gb import nhs
+from stdnum.it import codicefiscale
 
 from gen.cli import main
+from gen.core.composition import compose, count_values, half_of
 from gen.core.errors import ConfigError, UsageError
+from gen.core.pack_shapes import MIN_FIELD_VALUES
 from gen.core.packs import load_language_pack, prompts_root
+from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
 from gen.generate.plan import PlanSpec, plan_item, validate_spec
+from gen.generate.postprocess import template_slots
+from gen.generate.records import filled
 from gen.generate.run import run as generate_run
 from gen.generate.shapes import FIELD, LAYOUT, NARRATIVE, TOPIC, ShapeSpec
 
 LANGUAGES = ("en", "it", "de", "es", "fr")
+
+
+def date_pattern(date_format: str) -> re.Pattern[str]:
+    """Numeric dates written with `date_format` (%d, %m, %Y and separators)."""
+    parts = {"%d": r"(0[1-9]|[12]\d|3[01])", "%m": r"(0[1-9]|1[0-2])", "%Y": r"\d{4}"}
+    return re.compile(re.sub(r"%[dmY]", lambda m: parts[m.group()], re.escape(date_format)))
 
 
 def spec(language: str = "en", layout: float = 0.0, topic: float = 0.0, **kw: object) -> PlanSpec:
@@ -44,22 +62,38 @@ def test_shapes_leave_the_other_items_of_the_plan_as_they_were(pack) -> None:
     for index in range(60):
         before, after = plan_item(pack, plain, index), plan_item(pack, shaped, index)
         assert after == plan_item(pack, shaped, index)  # deterministic
-        assert (before.persona, before.seed, before.category) == (
-            after.persona,
-            after.seed,
-            after.category,
-        )
+        assert (before.seed, before.category) == (after.seed, after.category)
+        assert after.persona == ({} if after.shape == TOPIC else before.persona)
         if after.shape == NARRATIVE:
             assert dataclasses.replace(after, id=before.id) == before
         shapes.add(after.shape)
     assert shapes == {NARRATIVE, LAYOUT, TOPIC}
 
 
+#: The identifier each pack's forms show, and its check (python-stdnum).
+VALID_ID = {
+    "en": ("health_insurance_id", nhs.is_valid),
+    "it": ("tax_id", codicefiscale.is_valid),
+    "de": ("tax_id", idnr.is_valid),
+    "es": ("national_id", lambda number: dni.is_valid(number) or nie.is_valid(number)),
+    "fr": ("health_insurance_id", nir.is_valid),
+}
+
+
 def test_every_skeleton_of_every_pack_fills_with_exact_field_values() -> None:
+    """Only the skeleton's own field labels, of its type's categories; every date in the
+    pack's date format; the persona's identifier valid; field spans exact."""
     for language in LANGUAGES:
         pack = load_language_pack(language)
-        planned = spec(language, layout=1.0, topic=0.1)
+        planned = spec(language, layout=1.0, topic=0.1, per_document=3, second_share=0.5)
         validate_spec(pack, planned)
+        categories = {
+            t.name: {c for c, prompts in pack.taxonomy.items() if t in prompts.doc_types}
+            for prompts in pack.taxonomy.values()
+            for t in prompts.doc_types
+        }
+        dates = date_pattern(pack.shapes.date_format)
+        field, valid = VALID_ID[language]
         layouts = set()
         for index in range(400):
             item = plan_item(pack, planned, index)
@@ -67,12 +101,23 @@ def test_every_skeleton_of_every_pack_fills_with_exact_field_values() -> None:
                 continue
             assert item.frame is not None
             layouts.add((item.doc_type, item.frame.layout))
+            skeleton = pack.shapes.layouts[item.doc_type][item.frame.layout]
             notes = "Notes written by the model."
             text, fields = item.frame.assemble(notes)
             assert notes in text and "{" not in text and "[" not in text
+            assert valid(item.persona[field]), item.persona[field]
+            for found in re.findall(r"\b\d{1,2}[./]\d{1,2}[./]\d{4}\b", text):
+                assert dates.fullmatch(found), (language, found, text)
+            own = {
+                f.label for c in categories[item.doc_type] for f in pack.shapes.fields.get(c, ())
+            }
             for index_, (start, end) in fields.items():
                 fact = item.disclosures[index_]
                 assert fact.form == FIELD and text[start:end] == fact.text
+                line = text[:end].rsplit("\n", 1)[-1]
+                label = next(lab for lab in skeleton.fields if line.startswith(lab))
+                assert label in own
+                assert fact.category in categories[item.doc_type]
             assert item.words < 200  # the model writes the notes only
             clause_facts = [fact for fact in item.disclosures if fact.form != FIELD]
             for fact in clause_facts:
@@ -100,8 +145,30 @@ def test_topic_documents_have_no_facts_and_their_own_prompt(pack) -> None:
             continue
         assert item.shape == TOPIC and item.doc_kind == TOPIC
         assert item.disclosures == () and item.non_disclosures == ()
-        assert item.persona["name"] not in item.parts.instruction
+        assert item.persona == {}
         assert "must not name or describe any" in item.parts.instruction
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_topic_documents_of_every_pack_are_about_no_one(language: str) -> None:
+    """No persona in the item, its prompt or its record; no slot filled, none left unflagged,
+    no span."""
+    pack = load_language_pack(language)
+    planned = spec(language, topic=1.0)
+    plain = PlanSpec(language=language, seed=3, disclosures=DisclosureSpec())
+    for index in range(12):
+        item = plan_item(pack, planned, index)
+        if item.shape != TOPIC:
+            continue
+        persona = plan_item(pack, plain, index).persona
+        assert item.persona == {}
+        for value in (persona["name"], persona["address"], persona["email"], persona["phone"]):
+            assert value not in item.parts.instruction and value not in item.parts.system
+        record = Record(item.id, "Contact: [Address], [Company Name].", item.category,
+                        item.doc_type, language, "llm", persona=item.persona or None)  # fmt: skip
+        kept = filled(record, pack.generation)
+        assert kept.text == record.text and kept.spans == [] and "slots_filled" not in kept.meta
+        assert template_slots(kept.text)  # left, so flagged
 
 
 def layout_writer():
@@ -125,6 +192,7 @@ def test_layout_and_topic_documents_are_written_stored_and_counted(tmp_path: Pat
     assert by_shape[TOPIC] and by_shape[LAYOUT]
     for record in by_shape[TOPIC]:
         assert record.spans == [] and record.doc_type not in {"Email", "Medical records"}
+        assert record.persona is None
     fields = 0
     for record in by_shape[LAYOUT]:
         assert record.text.startswith(record.text.split("\n")[0]) and "Seen today" in record.text
@@ -183,3 +251,42 @@ def test_the_cli_takes_the_shares() -> None:
     shown = CliRunner().invoke(main, [*args, "--layout-share", "1"])
     assert shown.exit_code == 0, shown.output
     assert "-l100-t50" in shown.output and "must not name or describe any" in shown.output
+
+
+def test_field_values_compose_deterministically_and_halves_share_no_entry(pack) -> None:
+    parts = pack.shapes.parts
+    template = "{drug} {frequency}"
+    drawn = [compose(template, parts, random.Random(seed)) for seed in range(30)]
+    assert drawn == [compose(template, parts, random.Random(seed)) for seed in range(30)]
+    first, second = (set(half_of(parts["icd10"], h)) for h in ("first", "second"))
+    assert first and second and not first & second and first | second == set(parts["icd10"])
+    courts = ["{town} Crown Court", "Old Bailey", "Royal Courts"]
+    one, other = half_of(courts, "first"), half_of(courts, "second")
+    assert set(one) & set(other) == {"{town} Crown Court"} and len(one) == len(other) == 2
+    for label in ("Diagnosis", "Current medication"):
+        [form] = [f for f in pack.shapes.fields["health"] if f.label == label]
+        assert count_values(form.values, parts) >= MIN_FIELD_VALUES
+    halves = [spec(layout=1.0, value_half=h) for h in ("first", "second")]
+    assert halves[0].key.endswith("-firsthalf-l100") and halves[0].key != halves[1].key
+    values = [set(), set()]
+    for number, planned in enumerate(halves):
+        for index in range(120):
+            item = plan_item(pack, planned, index)
+            values[number] |= {f.text for f in item.disclosures if f.form == FIELD}
+    assert values[0] and values[1] and not values[0] & values[1]
+
+
+def test_a_skeleton_naming_another_category_s_label_is_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "prompts"
+    shutil.copytree(prompts_root(None), root)
+    shapes = root / "en" / "shapes.yaml"
+    text = shapes.read_text(encoding="utf-8")
+    shapes.write_text(text.replace("fields: [Church]", "fields: [Church, Party]"), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_language_pack("en", root).shapes  # noqa: B018
+    line = str(caught.value)
+    assert line.startswith(f"{shapes}: line ") and "\n" not in line
+    assert (
+        "layouts.Baptismal certificate.0.fields: field label 'Party' is no field of philosophy"
+        in line
+    )

@@ -19,6 +19,7 @@ from gen.cli.options import (
     seed_option,
     shard_option,
 )
+from gen.core.composition import HALVES
 from gen.core.errors import IncompleteError, UsageError
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
@@ -117,6 +118,14 @@ plan_options = compose_options(
         "disclose nothing about anyone (hard negatives from facts.yaml; never labeled).",
     ),
     click.option(
+        "--value-half",
+        type=click.Choice(HALVES),
+        default=None,
+        help="Draw every fact and field value from this half of each value list of facts.yaml "
+        "and shapes.yaml (a split fixed by the entries): train on one half, score on the "
+        "other, to see whether a detector learns the form of a field or its list.",
+    ),
+    click.option(
         "--layout-share",
         type=click.FloatRange(0.0, 1.0),
         default=0.0,
@@ -143,6 +152,7 @@ _DISCLOSURE_OPTIONS = (
     "facts_per_document",
     "second_category_share",
     "non_disclosures",
+    "value_half",
 )
 
 
@@ -179,6 +189,7 @@ def _disclosures(kwargs: dict[str, Any]) -> DisclosureSpec | None:
         second_share=kwargs["second_category_share"],
         non_disclosures=kwargs["non_disclosures"],
         model_share=kwargs["model_fact_share"],
+        value_half=kwargs["value_half"],
     )
 
 

@@ -46,6 +46,7 @@ UNLISTED = {
     "addresses": "Faker's street addresses",
     "month_names": "no {month_name}",
     "lowercase_words": "Faker's capitals",
+    "cities": "Faker's place names",
 }
 
 
@@ -99,10 +100,13 @@ class PersonaConfig(StrictModel):
     addresses: tuple[str, ...] = ()
     #: Faker's place names as the language writes them.
     place_names: PlaceNames = PlaceNames()
+    #: The towns personas live in, where Faker's are not the country's (en_GB's
+    #: "Nicholasmouth"); empty: Faker's.
+    cities: tuple[Word, ...] = ()
 
-    _given_lists = field_validator("month_names", "jobs", "employers", "addresses", mode="before")(
-        _not_empty
-    )
+    _given_lists = field_validator(
+        "month_names", "jobs", "employers", "addresses", "cities", mode="before"
+    )(_not_empty)
 
     @field_validator("month_names")
     @classmethod

@@ -7,7 +7,11 @@ anyone. This file is the language data of two more shapes (`gen.generate.shapes`
 
 - `layout`: skeletons of a document type, which the program fills (persona fields, a
   reference, a date, and planned facts in field form: "Diagnosis: type 1 diabetes"), while
-  the model writes only the free-text part (`{notes}`) around the facts left as clauses;
+  the model writes only the free-text part (`{notes}`) around the facts left as clauses.
+  Each skeleton names the field labels it may hold, all of its document type's categories,
+  so no form holds a field such a form would not have (a baptismal certificate holds no
+  party); field values are composed from parts (`gen.core.composition`), at least
+  `MIN_FIELD_VALUES` per label;
 - `topic`: documents about a category's topic that disclose nothing about any person (a
   clinic's leaflet, a party programme), the hard negatives the thesis took from Wikipedia,
   written by the model from the subjects listed here.
@@ -15,9 +19,12 @@ anyone. This file is the language data of two more shapes (`gen.generate.shapes`
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from collections.abc import Mapping
 
-from gen.core.placeholders import check_placeholders, template_pieces
+from pydantic import Field, field_validator, model_validator
+
+from gen.core.composition import count_values, part_problems
+from gen.core.placeholders import check_placeholders, placeholders, template_pieces
 from gen.core.records import PERSONA_FIELDS
 from gen.core.yamlio import StrictModel
 
@@ -25,6 +32,16 @@ from gen.core.yamlio import StrictModel
 PROGRAM_SLOTS = ("date", "ref", "other_name", "other_email")
 #: Where the field facts go, and where the model's text goes.
 FIELDS_SLOT, NOTES_SLOT = "fields", "notes"
+#: Values a field label composes at least: fewer, and a detector learns them by heart.
+MIN_FIELD_VALUES = 40
+
+
+class ShapeProblem(ValueError):
+    """A problem found across the pack's files, at the key `loc` of shapes.yaml."""
+
+    def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 class FieldForm(StrictModel):
@@ -33,7 +50,17 @@ class FieldForm(StrictModel):
     often codes or ticked options, so they have lists of their own."""
 
     label: str = Field(min_length=1)
+    #: Values, or templates of values whose `{slots}` name lists of the file's `parts`.
     values: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("values")
+    @classmethod
+    def _templates(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        for value in values:
+            if not value.strip():
+                raise ValueError("an empty value")
+            template_pieces(value)
+        return values
 
 
 class Layout(StrictModel):
@@ -47,6 +74,20 @@ class Layout(StrictModel):
     notes: str = Field(min_length=1)
     #: About how many words the notes run to.
     words: int = Field(ge=10, le=1500)
+    #: The field labels {fields} may hold, of the categories of the document type: the
+    #: fields a document of this type has.
+    fields: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _named_fields(self) -> Layout:
+        has_slot = FIELDS_SLOT in placeholders(self.text)
+        if has_slot and not self.fields:
+            raise ValueError("a skeleton with {fields} names the field labels it may hold")
+        if self.fields and not has_slot:
+            raise ValueError("fields: the skeleton has no {fields} to hold them")
+        if len(set(self.fields)) != len(self.fields):
+            raise ValueError("fields: a label is named twice")
+        return self
 
     @model_validator(mode="after")
     def _known_slots(self) -> Layout:
@@ -79,7 +120,7 @@ class Shapes(StrictModel):
     @model_validator(mode="after")
     def _instruction_slots(self) -> Shapes:
         check_placeholders(self.notes_instruction, {*PERSONA_FIELDS, "notes", "doc_type", "words"})
-        check_placeholders(self.topic_instruction, {*PERSONA_FIELDS, "type", "subject", "words"})
+        check_placeholders(self.topic_instruction, ("type", "subject", "words"))
         return self
 
     @model_validator(mode="after")
@@ -93,6 +134,23 @@ class Shapes(StrictModel):
             raise ValueError("field_line holds {label} once, then {value} once")
         return self
 
+    #: Named lists that field values are composed from (`{name}` in a value or a part).
+    parts: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+    @field_validator("parts")
+    @classmethod
+    def _part_lists(cls, parts: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for name, entries in parts.items():
+            if not name.isidentifier():
+                raise ValueError(
+                    f"{name!r}: a part name is a placeholder name (letters, digits, _)"
+                )
+            if not entries or not all(entry.strip() for entry in entries):
+                raise ValueError(f"{name}: an empty list or entry")
+            for entry in entries:
+                template_pieces(entry)
+        return parts
+
     #: Per sensitive category, the forms its facts take as field values.
     fields: dict[str, tuple[FieldForm, ...]]
     #: Per document type name of taxonomy.yaml, its skeletons.
@@ -105,25 +163,68 @@ class Shapes(StrictModel):
     notes_instruction: str = Field(min_length=1)
     #: Per category, the subjects of topic-only documents.
     topics: dict[str, tuple[Topic, ...]]
-    #: Asks the model for a topic-only document; placeholders: {type}, {subject}, {words},
-    #: {city}.
+    #: Asks the model for a topic-only document; placeholders: {type}, {subject}, {words}
+    #: (no persona field: a topic document is about no one).
     topic_instruction: str = Field(min_length=1)
     #: About how many words a topic-only document runs to.
     topic_words: int = Field(250, ge=30, le=1500)
     #: Notes shorter than this (characters) are rejected (`too_short`).
     min_notes_chars: int = Field(60, ge=1)
 
-    def check_against(self, categories: list[str], doc_types: set[str]) -> None:
+    def check_against(self, categories: list[str], type_categories: Mapping[str, set[str]]) -> None:
         """ValueError naming the first thing the other pack files do not define: a category
-        without field forms or topics, a layout of an unknown document type."""
+        without field forms or topics, a layout of an unknown document type; a
+        `ShapeProblem` at its key for a part or value list that composes badly or too few
+        values, or a skeleton naming a field label none of its type's categories has.
+        `type_categories`: each document type of taxonomy.yaml, and the categories listing it."""
         for category in categories:
             if not self.fields.get(category):
                 raise ValueError(f"fields: no field forms for the category {category!r}")
             if not self.topics.get(category):
                 raise ValueError(f"topics: no topic list for the category {category!r}")
         for name in self.layouts:
-            if name not in doc_types:
+            if name not in type_categories:
                 raise ValueError(f"layouts: {name!r} is no document type of taxonomy.yaml")
         for category in (*self.fields, *self.topics):
             if category not in categories:
                 raise ValueError(f"unknown sensitive category {category!r}")
+        self._check_values()
+        self._check_labels(type_categories)
+
+    def _check_values(self) -> None:
+        for name, problem in part_problems(self.parts):
+            raise ShapeProblem(("parts", name), problem)
+        for category, forms in self.fields.items():
+            for number, form in enumerate(forms):
+                loc = ("fields", category, number, "values")
+                unknown = sorted(
+                    {s for v in form.values for s in placeholders(v)} - set(self.parts)
+                )
+                if unknown:
+                    raise ShapeProblem(loc, f"unknown part {{{unknown[0]}}}; list it in parts")
+                count = count_values(form.values, self.parts)
+                if count < MIN_FIELD_VALUES:
+                    raise ShapeProblem(
+                        loc,
+                        f"{form.label!r} composes {count} values; a field needs at least "
+                        f"{MIN_FIELD_VALUES} (write more, or compose them from parts)",
+                    )
+
+    def _check_labels(self, type_categories: Mapping[str, set[str]]) -> None:
+        for name, skeletons in self.layouts.items():
+            own = sorted(type_categories[name] & set(self.fields))
+            labels = {form.label for category in own for form in self.fields[category]}
+            for number, layout in enumerate(skeletons):
+                for label in layout.fields:
+                    if label not in labels:
+                        raise ShapeProblem(
+                            ("layouts", name, number, "fields"),
+                            f"field label {label!r} is no field of {', '.join(own) or 'any'} "
+                            f"(the categories of {name!r}); expected one of: "
+                            + ", ".join(sorted(labels)),
+                        )
+
+    def forms(self, category: str, labels: tuple[str, ...]) -> list[FieldForm]:
+        """The field forms of `category` whose label is one of `labels`, in `labels` order."""
+        by_label = {form.label: form for form in self.fields.get(category, ())}
+        return [by_label[label] for label in labels if label in by_label]

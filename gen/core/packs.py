@@ -26,11 +26,11 @@ from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
 from gen.core.pack_quality import QUALITY_FILE, QualityPrompts
-from gen.core.pack_shapes import Shapes
+from gen.core.pack_shapes import ShapeProblem, Shapes
 from gen.core.pack_translation import TRANSLATION_FILE, TranslationPrompts
 from gen.core.placeholders import check_placeholders
 from gen.core.records import label_problem
-from gen.core.yamlio import StrictModel, load_model
+from gen.core.yamlio import StrictModel, load_model, located_message
 
 
 def default_prompts_dir() -> Path:
@@ -236,9 +236,14 @@ class LanguagePack:
                 "shapes.yaml (docs/generation.md, document shapes)"
             )
         shapes = load_model(path, Shapes)
-        doc_types = {t.name for prompts in self.taxonomy.values() for t in prompts.doc_types}
+        type_categories: dict[str, set[str]] = {}
+        for category, prompts in self.taxonomy.items():
+            for doc_type in prompts.doc_types:
+                type_categories.setdefault(doc_type.name, set()).add(category)
         try:
-            shapes.check_against(self.categories.sensitive, doc_types)
+            shapes.check_against(self.categories.sensitive, type_categories)
+        except ShapeProblem as exc:
+            raise ConfigError(located_message(path, exc.loc, str(exc))) from None
         except ValueError as exc:
             raise ConfigError(f"{path}: {exc}") from None
         return shapes

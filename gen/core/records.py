@@ -47,6 +47,10 @@ PERSONA_FIELDS = (
     "doctor",
     "email",
     "phone",
+    "postcode",
+    "national_id",
+    "tax_id",
+    "health_insurance_id",
 )
 
 

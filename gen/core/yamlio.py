@@ -110,10 +110,6 @@ def validation_messages(path: Path, data: Any, exc: ValidationError) -> list[str
 
 
 def _message(path: Path, data: Any, error: Any) -> str:
-    loc = tuple(error["loc"])
-    key = ".".join(str(part) for part in loc) or "(top level)"
-    line = _line_of(data, loc)
-    where = f" line {line}:" if line else ""
     kind = error["type"]
     if kind == "extra_forbidden":
         what = "unknown key"
@@ -121,7 +117,20 @@ def _message(path: Path, data: Any, error: Any) -> str:
         what = "required key is missing"
     else:
         what = error["msg"].removeprefix("Value error, ")
+    return _located(path, data, tuple(error["loc"]), what)
+
+
+def _located(path: Path, data: Any, loc: tuple[int | str, ...], what: str) -> str:
+    key = ".".join(str(part) for part in loc) or "(top level)"
+    line = _line_of(data, loc)
+    where = f" line {line}:" if line else ""
     return f"{path}:{where} {key}: {what}"
+
+
+def located_message(path: Path, loc: tuple[int | str, ...], what: str) -> str:
+    """`file: line N: key a.b: what` for a problem found after loading (a check across
+    files): the key's line is read again from the file."""
+    return _located(path, read_yaml(path), loc, what)
 
 
 def validation_message(path: Path, data: Any, exc: ValidationError) -> str:

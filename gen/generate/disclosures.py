@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gen.backends.prompting import PromptParts
+from gen.core.composition import Half, half_of
 from gen.core.errors import UsageError
 from gen.core.grammar import Gender, Gendered, gendered_form
 from gen.core.pack_facts import CategoryFacts
@@ -63,6 +64,9 @@ class DisclosureSpec:
     #: Share of the facts the model writes (0-1, in whole percent): 0 with `pack`, 1 with
     #: `model`, chosen with `mixed` (None: MIXED_MODEL_SHARE).
     model_share: float | None = None
+    #: Draw every value (facts.yaml's value lists, shapes.yaml's field values and parts)
+    #: from this half of its list (`--value-half`); None: the whole lists.
+    value_half: Half | None = None
 
     def __post_init__(self) -> None:
         """The key and the draws hold the shares in whole percent: another share is refused,
@@ -85,11 +89,13 @@ class DisclosureSpec:
     @property
     def key(self) -> str:
         """`planned-pack-inline-f2-x30` (`planned-mixed50-...` with half the facts the
-        model's, `-n2` with non-disclosures): what the plan's item ids carry."""
+        model's, `-n2` with non-disclosures, `-firsthalf` with the first half of every value
+        list): what the plan's item ids carry."""
         share = round(self.second_share * 100)
         facts = f"mixed{round(self.share * 100)}" if self.facts == "mixed" else self.facts
         key = f"planned-{facts}-{self.style}-f{self.per_document}-x{share}"
-        return f"{key}-n{self.non_disclosures}" if self.non_disclosures else key
+        key += f"-n{self.non_disclosures}" if self.non_disclosures else ""
+        return key + (f"-{self.value_half}half" if self.value_half else "")
 
     @property
     def share(self) -> float:
@@ -153,7 +159,7 @@ def draw_disclosures(
     for name in chosen:
         facts = pack.facts.categories[name]
         template = _draw_unused(unused, name, facts.templates, rng)
-        text = fill_template(facts, template, persona.values, persona.gender, rng)
+        text = fill_template(facts, template, persona.values, persona.gender, rng, spec.value_half)
         disclosures.append(Disclosure(name, text, "pack"))
     if spec.facts == "mixed":
         disclosures = [
@@ -181,7 +187,7 @@ def draw_non_disclosures(
         name = category if category in sensitive else rng.choice(sensitive)
         facts = pack.facts.categories[name]
         template = _draw_unused(unused, name, facts.non_disclosures, rng)
-        text = fill_template(facts, template, persona.values, persona.gender, rng)
+        text = fill_template(facts, template, persona.values, persona.gender, rng, spec.value_half)
         passages.append(Disclosure(name, text, "pack"))
     return tuple(passages)
 
@@ -228,11 +234,13 @@ def fill_template(
     persona: dict[str, str],
     gender: Gender,
     rng: random.Random,
+    half: Half | None = None,
 ) -> str:
     """`template` in the persona's `gender`, its slots filled from the value lists of
-    `facts` (each in that gender), the persona's values, and {year}."""
+    `facts` (from `half` of each; each in that gender), the persona's values, and {year}."""
     values = {
-        slot: gendered_form(rng.choice(options), gender) for slot, options in facts.values.items()
+        slot: gendered_form(rng.choice(half_of(options, half)), gender)
+        for slot, options in facts.values.items()
     }
     text = gendered_form(template, gender)
     return text.format(**persona, **values, year=str(adult_year(persona, rng)))

@@ -4,7 +4,10 @@ The values go into the prompt and are stored with the document, so that the labe
 can mark them as PII spans exactly. Every value a prompt can name is written in the pack's
 language (`prompts/<lang>/persona.yaml`, see `gen.core.pack_persona`), and the persona's
 gender picks the form of its job title and of the pack's gendered words; the doctor is a
-person of their own, with a gender and the title that goes with it.
+person of their own, with a gender and the title that goes with it. A persona is of one
+country, its Faker locale's: address, postcode, phone and its national identifiers (an NHS
+number, a codice fiscale, a Steuer-ID, a DNI, a NIR: `gen queries`' makers, with valid
+check digits, from the persona's own name, sex and birth date where the number holds them).
 """
 
 from __future__ import annotations
@@ -18,9 +21,14 @@ from faker import Faker
 
 from gen.core.grammar import GENDERS, Gender, GenderedForms, gendered_form, slash_form
 from gen.core.pack_persona import PersonaConfig, PlaceNames
+from scraping.queries.values import locale_spec
+from scraping.queries.values.identity import Identity, Wording
 
 #: Fixed reference day for ages, so that a persona does not change with the calendar.
 REFERENCE_DAY = date(2026, 1, 1)
+#: The persona's national identifiers: fields of `gen.core.records.PERSONA_FIELDS` and of
+#: the locale's `scraping.queries.values.country.CountryIds`.
+ID_FIELDS = ("national_id", "tax_id", "health_insurance_id")
 
 _fakers = threading.local()
 
@@ -71,9 +79,10 @@ def draw_persona(locale: str, config: PersonaConfig, seed: int) -> Persona:
     )
     had_birthday = (REFERENCE_DAY.month, REFERENCE_DAY.day) >= (birth.month, birth.day)
     age = REFERENCE_DAY.year - birth.year - (0 if had_birthday else 1)
-    city = _city(fake, config.place_names)
+    city = fake.random_element(config.cities) if config.cities else _city(fake, config.place_names)
     pattern = _pattern_filler(fake, config, city)
     address = pattern(config.addresses) if config.addresses else fake.street_address()
+    address = ", ".join(address.splitlines())  # en_GB's "Flat 2\nOak Road": one line
     employer = pattern(config.employers) if config.employers else fake.company()
     job = gendered_form(fake.random_element(config.jobs), gender) if config.jobs else fake.job()
     doctor_gender: Gender = fake.random_element(GENDERS)
@@ -93,7 +102,13 @@ def draw_persona(locale: str, config: PersonaConfig, seed: int) -> Persona:
         "doctor": doctor,
         "email": fake.email(),
         "phone": fake.phone_number(),
+        "postcode": fake.postcode(),
     }
+    person = Identity(fake, locale_spec(locale), Wording())
+    person.__dict__.update(  # the numbers that hold them hold the persona's name and birth
+        first_name=first_name, last_name=last_name, birth_date=birth, female=gender == "female"
+    )
+    values.update({field: getattr(person.locale.ids, field)(person) for field in ID_FIELDS})
     return Persona(values, gender, doctor_gender)
 
 

@@ -241,16 +241,17 @@ def plan_item(pack: LanguagePack, spec: PlanSpec, index: int) -> PlanItem:
 
 def shaped(pack: LanguagePack, spec: PlanSpec, item: PlanItem, persona: Persona) -> PlanItem:
     """The item in its shape (`gen.generate.shapes`): a narrative as it is, a topic-only
-    document with its own type and prompt and no facts, a layout document with its
+    document with its own type and prompt and no persona nor facts, a layout document with its
     skeleton filled, its field facts, and a prompt for the notes alone."""
     rng = shape_rng(spec.seed, spec.draw_key, item.index)
     shape = draw_shape(
         spec.shapes, pack, item.category, item.doc_type, rng, spec.disclosures is not None
     )
     if shape == TOPIC:
-        doc_type, words, parts = topic_item_parts(pack, persona, item.category, rng)
+        doc_type, words, parts = topic_item_parts(pack, item.category, rng)
         return dataclasses.replace(
             item,
+            persona={},
             shape=shape,
             doc_type=doc_type,
             doc_kind=TOPIC,
@@ -261,7 +262,10 @@ def shaped(pack: LanguagePack, spec: PlanSpec, item: PlanItem, persona: Persona)
         )
     if shape != LAYOUT:
         return item
-    frame, layout, disclosures = layout_item(pack, persona, item.doc_type, item.disclosures, rng)
+    half = spec.disclosures.value_half if spec.disclosures else None
+    frame, layout, disclosures = layout_item(
+        pack, persona, item.doc_type, item.disclosures, rng, half
+    )
     values = {
         **persona.placeholders(pack.language.gendered),
         "notes": layout.notes,

@@ -81,7 +81,7 @@ def document_record(
         doc_type=item.doc_type,
         language=spec.language,
         source="llm",
-        persona=item.persona,
+        persona=item.persona or None,  # a topic-only document is about no one
         prompt=rendered.text,
         model=backend.model_id,
         seed=item.seed,
@@ -116,7 +116,10 @@ def rejected(record: Record, raw: str, refusal: Rejection) -> Record:
 
 def filled(record: Record, generation: GenerationPrompts) -> Record:
     """The record with the slots it can fill filled (`meta.slots_filled`), before the facts
-    are placed, so that every span is of the final text."""
+    are placed, so that every span is of the final text. A document about no one (a
+    topic-only document) has none filled: its slots stay, flagged."""
+    if record.persona is None:
+        return record
     slots = fill_slots(record.text, record.persona, generation.slots, record.spans)
     if not slots.filled:
         return record

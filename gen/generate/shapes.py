@@ -5,12 +5,14 @@ rest of the item is what it would be without shapes) makes it
 
 - a `layout` document (`--layout-share`, planned disclosures only, document types with a
   skeleton in the pack's shapes.yaml): the program fills a skeleton with the persona's
-  fields, a reference, a date, and the first planned fact of each category in field form
-  ("Diagnosis: Type 2 diabetes mellitus"), whose span is exact by construction; the model
-  writes only the `{notes}` part, around the facts left as clauses, which the finder finds
-  as in any document. The model's tokens per document fall to the notes' few;
+  fields, a reference, a date, and each planned fact whose category has a field label the
+  skeleton names, in field form ("Diagnosis: E11.9 Type 2 diabetes mellitus"), whose span
+  is exact by construction; the model writes only the `{notes}` part, around the facts left
+  as clauses, which the finder finds as in any document. The model's tokens per document
+  fall to the notes' few;
 - a `topic` document (`--topic-share`): about its category's topic, disclosing nothing
-  about anyone, no spans (the hard negatives of a clinic's leaflet or a party programme).
+  about anyone: no persona, no facts, no spans (the hard negatives of a clinic's leaflet or
+  a party programme); a slot the model leaves is flagged, never filled.
 
 `meta.shape` of every record says which.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from gen.backends.prompting import PromptParts
+from gen.core.composition import Half, compose, half_of
 from gen.core.errors import UsageError
 from gen.core.pack_shapes import FIELDS_SLOT, NOTES_SLOT, Layout
 from gen.core.packs import LanguagePack
@@ -125,17 +128,13 @@ def shape_rng(seed: int, plan_key: str, index: int) -> random.Random:
 
 
 def topic_item_parts(
-    pack: LanguagePack, persona: Persona, category: str, rng: random.Random
+    pack: LanguagePack, category: str, rng: random.Random
 ) -> tuple[str, int, PromptParts]:
-    """Document type, words and prompt of a topic-only document of `category`."""
+    """Document type, words and prompt of a topic-only document of `category`: no persona's
+    value is in it, nor may be filled into it."""
     shapes = pack.shapes
     topic = rng.choice(shapes.topics[category])
-    values = {
-        **persona.values,
-        "type": topic.type,
-        "subject": topic.subject,
-        "words": shapes.topic_words,
-    }
+    values = {"type": topic.type, "subject": topic.subject, "words": shapes.topic_words}
     parts = PromptParts(
         system=shapes.system,
         instruction=shapes.topic_instruction.format(**values),
@@ -150,26 +149,28 @@ def layout_item(
     doc_type: str,
     disclosures: tuple[Disclosure, ...],
     rng: random.Random,
+    half: Half | None = None,
 ) -> tuple[Frame, Layout, tuple[Disclosure, ...]]:
-    """A skeleton of `doc_type` filled for `persona`, and the facts: the first fact of the
-    document's own category becomes a field fact (its value drawn from the category's field
-    forms) when the skeleton has {fields}; the others, a second category's too (a party
-    donation has no field on a disability certificate), stay clauses for the notes."""
+    """A skeleton of `doc_type` filled for `persona`, and the facts: a fact of a category
+    whose field labels the skeleton names becomes a field fact under one of them (each label
+    once), its value composed from the label's values and the pack's parts (`half` of each
+    list); the others stay clauses for the notes (a party donation has no field on a
+    disability certificate, nor a disposal on a certificate of pending charges)."""
     shapes = pack.shapes
     number = rng.randrange(len(shapes.layouts[doc_type]))
     layout = shapes.layouts[doc_type][number]
-    facts, lines, seen = [], [], set()
-    has_fields = FIELDS_SLOT in layout.text
-    own = disclosures[0].category if disclosures else ""
+    free = {fact.category: shapes.forms(fact.category, layout.fields) for fact in disclosures}
+    facts: list[Disclosure] = []
+    lines = []
     for disclosure in disclosures:
-        if has_fields and disclosure.category == own and own not in seen:
-            seen.add(own)
-            form = rng.choice(shapes.fields[disclosure.category])
-            value = rng.choice(form.values)
-            facts.append(dataclasses.replace(disclosure, text=value, source="pack", form=FIELD))
-            lines.append((len(facts) - 1, form.label, value))
-        else:
+        forms = free[disclosure.category]
+        if not forms:
             facts.append(disclosure)
+            continue
+        form = forms.pop(rng.randrange(len(forms)))
+        value = compose(rng.choice(half_of(form.values, half)), shapes.parts, rng, half)
+        facts.append(dataclasses.replace(disclosure, text=value, source="pack", form=FIELD))
+        lines.append((len(facts) - 1, form.label, value))
     other = other_person(pack.language.faker_locale, rng.getrandbits(31))
     frame = _fill(layout.text, shapes.field_line, shapes.date_format, persona, other, lines, rng)
     frame = dataclasses.replace(frame, layout=number, min_chars=shapes.min_notes_chars)

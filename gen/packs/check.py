@@ -1,7 +1,8 @@
 """`gen packs check`: load every file of a language pack and render its prompts for a sample
 of personas, so a pack writer sees every problem before a model writes a single document.
 
-Loading finds what each file's schema refuses (file, line, key). Rendering finds what only
+Loading finds what each file's schema refuses (file, line, key), and what follows another
+country than the personas' locale (`gen.packs.conventions`). Rendering finds what only
 shows in values: a persona value Faker wrote in English because the locale has no provider
 of its own (`gen.packs.english`), a slash form such as "years/pre" inside a Faker value or
 made by a template and a value together, an empty value. A problem met in many personas is
@@ -27,6 +28,7 @@ from gen.core.packs import (
 )
 from gen.generate.personas import draw_persona
 from gen.generate.plan import prompt_parts
+from gen.packs.conventions import convention_problems
 from gen.packs.english import english_in, native_words, words_of
 from labeling.strategies import load_labeling, strategies
 from scraping.queries.templates import config_path as queries_path
@@ -112,6 +114,7 @@ def check_pack(root: Path, code: str, personas: int) -> PackReport:
             report.files.append(str(load(pack)))
         except GenError as exc:
             report.problems += exc.problems
+    report.problems += convention_problems(pack)
     _render(pack, personas, report)
     return report
 
