@@ -28,6 +28,8 @@ from labeling.planned import META_KEY
 from labeling.strategies.inline import InlineLabels
 
 STAGE = "documents"
+#: `meta` key of a layout document's notes: [start, end] of the model's part of its text.
+NOTES_KEY = "notes"
 
 
 @dataclass(frozen=True)
@@ -186,13 +188,14 @@ def judge(
 
 
 def framed(record: Record, frame: Frame) -> tuple[Record, dict[int, tuple[int, int]]]:
-    """A layout document: the model's notes in their filled skeleton, the notes' spans
-    moved with them, and where each field fact's value is."""
+    """A layout document: the model's notes in their filled skeleton (where they are in
+    `meta.notes`), the notes' spans moved with them, and where each field fact's value is."""
     text, fields = frame.assemble(record.text)
     shift = len(frame.before)
     spans = [dataclasses.replace(s, start=s.start + shift, end=s.end + shift) for s in record.spans]
     check_spans(text, spans, record_id=record.id)
-    return dataclasses.replace(record, text=text, spans=spans), fields
+    meta = {**record.meta, NOTES_KEY: [shift, shift + len(record.text)]}
+    return dataclasses.replace(record, text=text, spans=spans, meta=meta), fields
 
 
 def failed_request(
