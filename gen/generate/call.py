@@ -200,7 +200,9 @@ class DocumentCall:
             self.errors.failed(exc)
             return
         self.errors.succeeded()
-        if written.facts is not None:
+        #: False for a document written again: its facts were asked, and counted, before.
+        first = self.again.allowed(item)
+        if written.facts is not None and first:
             summary.completion_tokens += written.facts.completion_tokens
             summary.generation_seconds += written.facts.seconds
         if written.facts is not None and written.facts.failed:
@@ -231,7 +233,7 @@ class DocumentCall:
             inline=self.inline,
             placer=self.placer,
             echo=self.echo,
-            write_again=self.again.allowed(item) and self.budget > 0,
+            write_again=first and self.budget > 0,
         )
         if judgement.write_again:
             self.again.ask(written, judgement.record)
