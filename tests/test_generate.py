@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from gen.core.errors import GenError, ModelError
-from gen.core.packs import load_language_pack
+from gen.core.packs import load_language_pack, prompts_root
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan import PlanSpec, plan_item
 from gen.generate.run import run
 from tests.fakes import BODY, ScriptedBackend, unique_reply
 
@@ -273,3 +274,21 @@ def test_an_answer_is_written_again_once_and_only_while_the_budget_lasts(
     assert len(backend.requests) == 3 and summary.written_again == 0
     [document] = RecordTable(tmp_path / "spent" / "documents").read()
     assert document.flags == ["prompt_echo"] and "first_answer" not in document.meta
+
+
+def test_a_name_the_persona_holds_is_no_placeholder_person(tmp_path: Path) -> None:
+    """The doctor a slot was filled with is the persona's, even when a pack lists the
+    name among its placeholder people."""
+    spec = PlanSpec(language="en", category="health")
+    doctor = plan_item(load_language_pack("en"), spec, 0).persona["doctor"].split(". ")[-1]
+    root = tmp_path / "prompts"
+    shutil.copytree(prompts_root(None), root)
+    generation = root / "en" / "generation.yaml"
+    text = generation.read_text(encoding="utf-8")
+    generation.write_text(text.replace("    - Jane Doe\n", f"    - {doctor}\n", 1))
+    backend = ScriptedBackend(lambda request: unique_reply(request) + "\nSeen by [Doctor's name].")
+    options = DocumentsOptions(spec=spec, n=1, prompts_dir=root)
+    summary = run(RunPaths(tmp_path / "run"), options, backend)
+    [document] = RecordTable(tmp_path / "run" / "documents").read()
+    assert doctor in document.text and document.meta["slots_filled"]
+    assert summary.written_again == 0 and not document.flags

@@ -206,12 +206,13 @@ def _echoes(
     echo: EchoCheck | None, item: PlanItem, rendered: RenderedPrompt, text: str
 ) -> list[Echo]:
     """What of the prompt the model's part of the document holds (a layout's notes: its
-    skeleton is the program's, and so are the people it names)."""
+    skeleton is the program's, and so are the people it and the persona name)."""
     if echo is None:
         return []
     frame = item.frame
-    given = rendered.text + (frame.before + frame.after if frame else "")
-    return echo.find(text, given)
+    skeleton = (frame.before, frame.after) if frame else ()
+    given = [rendered.text, *skeleton, *map(str, item.persona.values())]
+    return echo.find(text, "\n".join(given))
 
 
 def framed(record: Record, frame: Frame) -> tuple[Record, dict[int, tuple[int, int]]]:
