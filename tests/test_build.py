@@ -110,6 +110,41 @@ def test_exclude_flagged_is_counted():
     )
 
 
+def _echoing(tmp_path: Path) -> RunPaths:
+    """A run whose labeled documents 5 and 6 hold an echo of their prompt; 6 has another
+    flag too."""
+    paths = RunPaths(tmp_path)
+    docs, negatives, _ = make_records()
+    both = (["prompt_echo"], ["alignment_low", "prompt_echo"])
+    for record, flags in zip(docs[5:7], both, strict=True):
+        record.flags = flags
+        record.meta = {**record.meta, "echo": [{"kind": "slot", "text": "[Insert Date]"}]}
+    for folder, records in ((paths.labeled, docs), (paths.wikipedia, negatives)):
+        with RecordTable(folder) as table:
+            table.extend(records)
+    return paths
+
+
+def test_documents_that_echo_their_prompt_are_left_out_and_counted_unless_kept(tmp_path):
+    paths = _echoing(tmp_path)
+    echoing = {r.id for r in RecordTable(paths.labeled).read() if "prompt_echo" in r.flags}
+    report = build_dataset(tmp_path, BuildOptions())
+    assert report.removed["prompt_echo"] == 2
+    assert not echoing & {r.id for r in RecordTable(paths.dataset).read()}
+    rejected = [r for r in RecordTable(paths.rejects("build")).read() if r.id in echoing]
+    assert {(r.meta["reason"], r.meta["detail"]) for r in rejected} == {("prompt_echo", "slot")}
+    flagged = build_dataset(tmp_path, BuildOptions(exclude_flagged=True))
+    assert flagged.removed["prompt_echo"] == 2  # counted with its own reason first
+    kept = build_dataset(tmp_path, BuildOptions(keep_echoes=True))
+    assert "prompt_echo" not in kept.removed
+    assert echoing <= {r.id for r in RecordTable(paths.dataset).read()}
+    result = CliRunner().invoke(main, ["build", "--run", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "prompt_echo 2" in result.output
+    result = CliRunner().invoke(main, ["build", "--run", str(tmp_path), "--keep-echoes"])
+    assert result.exit_code == 0 and "prompt_echo" not in result.output
+
+
 def test_cleaning_keeps_labels_on_the_same_words():
     plain = {r.id: r for r in _assemble()[0]}
     for record in _assemble(clean=True)[0]:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from gen.core.errors import GenError, ModelError
-from gen.core.packs import load_language_pack
+from gen.core.packs import load_language_pack, prompts_root
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan import PlanSpec, plan_item
 from gen.generate.run import run
 from tests.fakes import BODY, ScriptedBackend, unique_reply
 
@@ -198,20 +199,96 @@ def test_a_german_pack_strips_german_chatter(tmp_path: Path) -> None:
 
 
 def test_refusals_are_rejected_and_unfilled_slots_flagged_and_counted(tmp_path: Path) -> None:
+    """A slot is an echo of the prompt too: its document is written again, and the second
+    answer, with a slot as well, is kept with both flags."""
     refusal = "Medical certificate\n\nI'm sorry, but I can't generate that kind of information."
     slot = BODY.format(name="Y", index=7) + "\nTo: [Recipient's Name]"
-    answers = iter([refusal, slot])
+    answers = iter([refusal, slot, slot])
     backend = ScriptedBackend(lambda request: next(answers, unique_reply(request)))
     summary = run_documents(tmp_path, backend, n=2)
     assert summary.rejected == {"refusal": 1}
-    assert summary.flagged == {"unfilled_slot": 1}
+    assert summary.flagged == {"unfilled_slot": 1, "prompt_echo": 1}
+    assert summary.written_again == 1
     [rejected] = RecordTable(tmp_path / "rejects" / "documents").read()
     assert rejected.flags == ["refusal"] and rejected.text == refusal
     assert rejected.meta["detail"] == "I'm sorry, but I can't generate"
     documents = RecordTable(tmp_path / "documents").read()
     flagged = [d for d in documents if d.flags]
-    assert [d.flags for d in flagged] == [["unfilled_slot"]]
+    assert [d.flags for d in flagged] == [["unfilled_slot", "prompt_echo"]]
     assert flagged[0].meta["slots"] == ["[Recipient's Name]"]
+    assert flagged[0].meta["echo"] == [{"kind": "slot", "text": "[Recipient's Name]"}]
     manifest = json.loads((tmp_path / "manifests" / "documents.json").read_text())
     [plan] = manifest["plans"].values()
-    assert plan["flagged"] == {"unfilled_slot": 1} == plan["runs"][-1]["flagged"]
+    assert plan["flagged"] == {"unfilled_slot": 1, "prompt_echo": 1} == plan["runs"][-1]["flagged"]
+    assert plan["runs"][-1]["written_again"] == 1
+
+
+#: An opening, words of the writer's system prompt and a remark on the document: none is
+#: chatter the clean-up removes (the opening line ends without a stop).
+ECHOED = (
+    "Sure! Written with the length and the layout of a real document of its type, so that "
+    "it looks real\n" + BODY.format(name="Y", index=3) + "\nThis document is entirely "
+    "fictional and was written as asked."
+)
+
+
+def test_an_answer_that_echoes_its_prompt_is_written_again_with_another_seed(
+    tmp_path: Path,
+) -> None:
+    answers = iter([ECHOED])
+    backend = ScriptedBackend(lambda request: next(answers, unique_reply(request)))
+    summary = run_documents(tmp_path, backend, n=2)
+    assert summary.accepted == 2 and summary.written_again == 1 and not summary.flagged
+    first, again = backend.requests[0], backend.requests[1]
+    assert first.prompt == again.prompt and first.seed != again.seed
+    documents = {d.seed: d for d in RecordTable(tmp_path / "documents").read()}
+    written_again = documents[again.seed]
+    assert first.seed not in documents and not written_again.flags
+    noted = written_again.meta["first_answer"]
+    assert noted["seed"] == first.seed and noted["text"] == ECHOED
+    assert [echo["kind"] for echo in noted["echo"]] == ["instruction", "opening", "remark"]
+    assert not list((tmp_path / "rejects").glob("**/*.parquet"))
+
+
+def test_an_answer_is_written_again_once_and_only_while_the_budget_lasts(
+    tmp_path: Path,
+) -> None:
+    """Every answer echoes: each item is asked twice and its second answer kept flagged;
+    when the attempt budget (3 per document) is spent, the answer is kept flagged at once.
+    No answer is lost."""
+
+    def echoing(request) -> str:
+        return unique_reply(request) + "\nFeel free to adapt it."
+
+    backend = ScriptedBackend(echoing)
+    summary = run_documents(tmp_path / "once", backend, n=2)
+    assert len(backend.requests) == 4 and summary.written_again == 2
+    assert summary.accepted == 2 and summary.flagged == {"prompt_echo": 2}
+    for document in RecordTable(tmp_path / "once" / "documents").read():
+        assert document.flags == ["prompt_echo"] and "first_answer" in document.meta
+
+    refusal = "I'm sorry, but I can't generate that kind of information."
+    answers = iter([refusal, refusal])
+    backend = ScriptedBackend(lambda request: next(answers, echoing(request)))
+    summary = run_documents(tmp_path / "spent", backend, n=1)
+    assert len(backend.requests) == 3 and summary.written_again == 0
+    [document] = RecordTable(tmp_path / "spent" / "documents").read()
+    assert document.flags == ["prompt_echo"] and "first_answer" not in document.meta
+
+
+def test_a_name_the_persona_holds_is_no_placeholder_person(tmp_path: Path) -> None:
+    """The doctor a slot was filled with is the persona's, even when a pack lists the
+    name among its placeholder people."""
+    spec = PlanSpec(language="en", category="health")
+    doctor = plan_item(load_language_pack("en"), spec, 0).persona["doctor"].split(". ")[-1]
+    root = tmp_path / "prompts"
+    shutil.copytree(prompts_root(None), root)
+    generation = root / "en" / "generation.yaml"
+    text = generation.read_text(encoding="utf-8")
+    generation.write_text(text.replace("    - Jane Doe\n", f"    - {doctor}\n", 1))
+    backend = ScriptedBackend(lambda request: unique_reply(request) + "\nSeen by [Doctor's name].")
+    options = DocumentsOptions(spec=spec, n=1, prompts_dir=root)
+    summary = run(RunPaths(tmp_path / "run"), options, backend)
+    [document] = RecordTable(tmp_path / "run" / "documents").read()
+    assert doctor in document.text and document.meta["slots_filled"]
+    assert summary.written_again == 0 and not document.flags

@@ -112,6 +112,35 @@ def test_the_models_facts_are_asked_first_then_written_in_and_found(tmp_path: Pa
     assert counts["asked"] == counts["planned"] == counts["exact"] > 4
 
 
+def test_a_document_written_again_keeps_the_facts_the_model_wrote(tmp_path: Path) -> None:
+    """The first document echoes its prompt: it is asked again, its facts are not."""
+    paths = RunPaths(tmp_path)
+    spec = PlanSpec(language="en", category="health", disclosures=DisclosureSpec(facts="model"))
+    facts_and_document, documents, answers = fact_writer(True), [], []
+
+    def reply(request: GenerationRequest) -> str:
+        answer = facts_and_document(request)
+        if not FACT_REQUEST.search(request.prompt):
+            documents.append(request)
+            answer += "\nFeel free to adapt it." if len(documents) == 1 else ""
+        answers.append(answer)
+        return answer
+
+    backend = ScriptedBackend(reply)
+    summary = generate_run(paths, DocumentsOptions(spec, n=1), backend)
+    assert summary.written_again == 1 and len(documents) == 2
+    [record] = RecordTable(paths.documents).read()
+    asks = len(backend.requests) - len(documents)  # one request per category, once
+    assert asks == len(record.meta["disclosures"]["model"])
+    assert record.seed == documents[1].seed != documents[0].seed
+    assert documents[0].prompt == documents[1].prompt
+    assert all(fact["found"] == "exact" for fact in record.meta["disclosures"]["planned"])
+    assert record.meta["disclosures"]["model"] and not record.flags
+    [plan] = json.loads(paths.manifest("documents").read_text())["plans"].values()
+    written = sum(len(answer) // 4 for answer in answers)  # the scripted backend's tokens
+    assert plan["runs"][-1]["completion_tokens"] == written  # the facts counted once
+
+
 def test_an_answer_without_facts_is_stored_with_its_reason_and_resumed_past(
     tmp_path: Path,
 ) -> None:

@@ -217,6 +217,27 @@ def test_layout_and_topic_documents_are_written_stored_and_counted(tmp_path: Pat
 SHAPES_SEEN = (NARRATIVE, LAYOUT, TOPIC)
 
 
+def test_layout_notes_that_echo_the_prompt_are_written_again(tmp_path: Path) -> None:
+    """Only the notes are checked (the skeleton is the program's, with its labels and
+    people): notes with a slot are asked again, and `meta.notes` says where they are."""
+    paths = RunPaths(tmp_path)
+    notes_writer, asked = layout_writer(), set()
+
+    def reply(request):
+        first = request.prompt not in asked
+        asked.add(request.prompt)
+        return notes_writer(request) + ("\nNext review: [Insert Date]" if first else "")
+
+    summary = generate_run(paths, DocumentsOptions(spec(layout=1.0), n=6), ScriptedBackend(reply))
+    records = [r for r in RecordTable(paths.documents).read() if r.meta["shape"] == LAYOUT]
+    assert records and summary.written_again == len(asked) >= len(records)
+    for record in records:
+        start, end = record.meta["notes"]
+        assert record.text[start:end].startswith("Seen today in clinic.")
+        assert "[Insert Date]" not in record.text and not record.flags
+        assert record.meta["first_answer"]["echo"] == [{"kind": "slot", "text": "[Insert Date]"}]
+
+
 def test_bad_shapes_are_refused_with_one_line(pack, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="--layout-share needs --disclosures planned"):
         validate_spec(pack, PlanSpec(language="en", shapes=ShapeSpec(layout_share=0.5)))

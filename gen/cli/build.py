@@ -64,6 +64,12 @@ def _names(value: str) -> tuple[str, ...]:
 )
 @click.option("--exclude-flagged", is_flag=True, help="Leave out documents the labeler flagged.")
 @click.option(
+    "--keep-echoes",
+    is_flag=True,
+    help="Keep generated documents flagged prompt_echo (words of their prompt, a bracketed "
+    "slot, a made-up placeholder person...), which are left out by default.",
+)
+@click.option(
     "--min-quality",
     default=None,
     show_default="none: every document kept",

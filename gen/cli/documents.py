@@ -30,6 +30,7 @@ from gen.generate.disclosures import (
     MIXED_MODEL_SHARE,
     DisclosureSpec,
 )
+from gen.generate.echo import PROMPT_ECHO
 from gen.generate.options import DocumentsOptions
 from gen.generate.plan import ALL, PlanSpec
 from gen.generate.records import STAGE
@@ -297,9 +298,17 @@ def report(summary: DocumentsSummary, paths: RunPaths) -> None:
             f"{passages['exact']} found exact, {passages['fuzzy']} fuzzy, "
             f"{passages['missing']} missing (counted only)"
         )
+    if summary.written_again:
+        click.echo(
+            f"written again, their first answer holding an echo of the prompt: "
+            f"{summary.written_again} ({summary.flagged[PROMPT_ECHO]} still flagged {PROMPT_ECHO})"
+        )
     flagged = ", ".join(f"{flag} {count}" for flag, count in summary.flagged.most_common())
     if flagged:
-        click.echo(f"flagged (kept; gen build --exclude-flagged leaves them out): {flagged}")
+        click.echo(
+            f"flagged (kept; gen build leaves out {PROMPT_ECHO}, and with --exclude-flagged "
+            f"every flag): {flagged}"
+        )
 
 
 def _found(counts: Counter[str]) -> str:

@@ -2,8 +2,9 @@
 
 The prompts (with their placeholders checked on load), the prompt format, the sampling
 settings, the checks an answer must pass, and the chatter phrases a model wraps around a
-document in that language (removed before the checks), and the words of the slots a
-writer leaves in brackets (filled from the persona where they name one of its fields).
+document in that language (removed before the checks), the words of the slots a
+writer leaves in brackets (filled from the persona where they name one of its fields),
+and what of the prompt a document must not hold.
 """
 
 from __future__ import annotations
@@ -130,6 +131,30 @@ class SlotWords(StrictModel):
         return bool(_tokens(words) & (set(self.gap_words) | named))
 
 
+class EchoWords(StrictModel):
+    """What of the prompt a written document must not hold (gen.generate.echo), besides the
+    bracketed slots and a run of `instruction_words` words of the pack's own instructions:
+    `openings`, a reply's first words ("Sure!"); `remarks`, words about the document rather
+    than in it ("This document is fictional", "This document meets the requirements");
+    `word_counts` ("[230 words]"); regular expressions, case-insensitive. And
+    `placeholder_people`, the names a writer makes up for a person the prompt did not name
+    ("Jane Smith", "Mario Rossi"): whole words, any case, and only where the prompt does
+    not hold them."""
+
+    openings: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    remarks: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    word_counts: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+    placeholder_people: tuple[Annotated[str, Field(min_length=3)], ...] = ()
+    #: A run of this many words of an instruction is an echo; fewer ("as detailed as
+    #: possible") a real document may hold.
+    instruction_words: int = Field(6, ge=4, le=20)
+
+    @field_validator("openings", "remarks", "word_counts")
+    @classmethod
+    def _valid_regexes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_regexes(value)
+
+
 #: `{length}` and `{layout}`: the document type's usual words and layout (taxonomy.yaml).
 GENERATION_FIELDS = {
     "doc_type",
@@ -170,6 +195,8 @@ class GenerationPrompts(StrictModel):
     chatter: Chatter
     #: Required too: a pack without it would leave every slot flagged.
     slots: SlotWords
+    #: Required too: a pack without it would keep every echo of its prompt.
+    echo: EchoWords
 
     @field_validator("instruction", "other_instruction", "system")
     @classmethod

@@ -26,6 +26,7 @@ from gen.dataset.dedup import exact_duplicates, minhashes, near_duplicates, simi
 from gen.dataset.normalize import clean_record
 from gen.dataset.options import GOLD_SOURCE, BuildOptions
 from gen.dataset.spans import check_dataset_spans, relabel
+from gen.generate.echo import ECHO_KEY, PROMPT_ECHO
 from gen.quality.filter import filter_quality
 from gen.quality.stored import read_scored, with_quality
 
@@ -45,7 +46,8 @@ class BuildReport:
     #: Queries kept, and how many of them carry no span (the query negatives).
     queries: int = 0
     queries_without_spans: int = 0
-    #: Records removed, per reason (flagged, invalid_span, exact_duplicate, near_duplicate).
+    #: Records removed, per reason (prompt_echo, flagged, invalid_span, exact_duplicate,
+    #: near_duplicate).
     removed: dict[str, int] = field(default_factory=dict)
     #: Spans dropped, per reason (source, negative, scheme, overlap, cleaning).
     spans_dropped: dict[str, int] = field(default_factory=dict)
@@ -139,11 +141,16 @@ def merge_gold(
 def prepare(
     records: Sequence[Record], options: BuildOptions, dropped: Counter[str]
 ) -> tuple[list[Record], list[Record]]:
-    """(records with their final spans, records refused): flagged, or with invalid spans as
-    read (checked before relabeling and cleaning can move them) or after."""
+    """(records with their final spans, records refused): holding an echo of their prompt
+    (unless kept), flagged (when asked), or with invalid spans as read (checked before
+    relabeling and cleaning can move them) or after."""
     kept: list[Record] = []
     rejected: list[Record] = []
     for record in records:
+        if not options.keep_echoes and PROMPT_ECHO in record.flags:
+            echoes = {echo["kind"] for echo in record.meta.get(ECHO_KEY, [])}
+            rejected.append(_rejected(record, PROMPT_ECHO, ",".join(sorted(echoes))))
+            continue
         if options.exclude_flagged and record.flags:
             rejected.append(_rejected(record, "flagged", ",".join(record.flags)))
             continue

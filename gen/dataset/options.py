@@ -38,6 +38,9 @@ class BuildOptions:
     overlap: str = "priority"
     clean: bool = False
     exclude_flagged: bool = False
+    #: Keep generated documents flagged `prompt_echo` (left out by default: they hold
+    #: words of their prompt no real document has).
+    keep_echoes: bool = False
     #: The quality scores (`gen score`) a generated document needs to be kept; None keeps all.
     min_quality: MinQuality | None = None
     #: Estimated Jaccard similarity above which a text is removed as a near-duplicate.

@@ -2,7 +2,9 @@
 
 Requests run in a pool of `backend.concurrency` threads while documents are missing and
 the attempt budget lasts; every finished one is judged (`gen.generate.records`) and
-stored as it completes, in the tables the stage (`gen.generate.run`) holds open. When the
+stored as it completes, in the tables the stage (`gen.generate.run`) holds open. An answer
+that holds an echo of its prompt (`gen.generate.echo`) is written once more, with another
+seed, before any new item (`gen.generate.again`). When the
 model writes planned facts of an item (`--facts model|mixed`), that item's facts requests run
 first in the same worker. A call that ends, however it ends, is appended to the plan's
 history in the manifest.
@@ -27,7 +29,9 @@ from gen.core.packs import LanguagePack
 from gen.core.progress import ProgressReporter, progress
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.generate.again import WriteAgain
 from gen.generate.diagnosis import RunSettings, diagnose
+from gen.generate.echo import EchoCheck
 from gen.generate.manifest import append_run, new_run_id
 from gen.generate.model_facts import FACTS_FAILED
 from gen.generate.options import DocumentsOptions
@@ -84,6 +88,15 @@ class DocumentCall:
         self.budget = (self.summary.wanted - state.accepted) * MAX_ATTEMPTS_PER_DOCUMENT
         self.workers = max(1, backend.concurrency)
         self._indexes = state.pending()
+        shapes = self.spec.shapes
+        self.echo = EchoCheck.of(
+            pack,
+            facts=self.spec.disclosures is not None,
+            shapes=shapes is not None and bool(shapes.layout_share or shapes.topic_share),
+        )
+        #: Items whose answer held an echo of the prompt; their attempts are taken from the
+        #: budget when they are queued.
+        self.again = WriteAgain()
         #: Set when the call stops (Ctrl-C, a failure): the requests in flight are abandoned
         #: at the engine's next token, and the workers send no other.
         self._stopping = threading.Event()
@@ -149,9 +162,13 @@ class DocumentCall:
                 raise
 
     def _submit(self, pool: ThreadPoolExecutor, in_flight: dict[Future[Written], Any]) -> None:
-        """Send requests while documents are missing, the budget lasts and a worker is free."""
+        """Send requests while documents are missing, the budget lasts and a worker is free;
+        the documents to write again first."""
+        while self.again and len(in_flight) < self.workers:
+            item, facts = self.again.next()
+            in_flight[pool.submit(self.writer.write, item, facts)] = item
         while (
-            self.summary.accepted + len(in_flight) < self.summary.wanted
+            self.summary.accepted + len(in_flight) + len(self.again) < self.summary.wanted
             and self.budget > 0
             and len(in_flight) < self.workers
         ):
@@ -173,16 +190,19 @@ class DocumentCall:
             written = future.result()
         except GenError as exc:
             rendered = self.prompter.render(item)
-            rejects.append(
-                failed_request(item, self.spec, rendered, self.backend, exc, run_id=self.run_id)
+            failed = failed_request(
+                item, self.spec, rendered, self.backend, exc, run_id=self.run_id
             )
+            rejects.append(self.again.noted(item, failed))
             summary.reject(
                 "model_error", chars=0, at_token_limit=False, ctx_truncated=False, detail=str(exc)
             )
             self.errors.failed(exc)
             return
         self.errors.succeeded()
-        if written.facts is not None:
+        #: False for a document written again: its facts were asked, and counted, before.
+        first = self.again.allowed(item)
+        if written.facts is not None and first:
             summary.completion_tokens += written.facts.completion_tokens
             summary.generation_seconds += written.facts.seconds
         if written.facts is not None and written.facts.failed:
@@ -212,7 +232,15 @@ class DocumentCall:
             run_id=self.run_id,
             inline=self.inline,
             placer=self.placer,
+            echo=self.echo,
+            write_again=first and self.budget > 0,
         )
+        if judgement.write_again:
+            self.again.ask(written, judgement.record)
+            self.budget -= 1
+            summary.written_again += 1
+            return
+        self.again.noted(item, judgement.record)
         if judgement.rejection is None or judgement.rejection.reason == DISCLOSURE_MISSING:
             summary.facts.add(judgement.record)
         if judgement.rejection:
@@ -260,6 +288,7 @@ class DocumentCall:
             "ctx_truncated": summary.ctx_truncated,
             "flagged": dict(summary.flagged),
             "slots_filled": dict(summary.slots_filled),
+            "written_again": summary.written_again,
             "shapes": dict(summary.shapes),
             "completion_tokens": summary.completion_tokens,
             "generation_seconds": round(summary.generation_seconds, 2),

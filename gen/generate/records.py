@@ -4,7 +4,9 @@ An answer that fails a check becomes a reject with its raw text, reason and deta
 never a silent drop; so does a request the backend failed, and an item whose facts
 request gave no fact (`--facts model|mixed`). Slots the writer left in brackets are filled
 from the persona where they can be (`gen.generate.slots`); a document written with planned
-disclosures then gets its facts placed (`gen.generate.placed_facts`) before the checks.
+disclosures then gets its facts placed (`gen.generate.placed_facts`) before the checks. An
+echo of the prompt in the model's text (`gen.generate.echo`) flags it `prompt_echo`, or
+asks the call to write it again.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from gen.backends.prompting import RenderedPrompt
 from gen.core.pack_generation import GenerationPrompts
 from gen.core.records import Record, check_spans
 from gen.generate.checks import DuplicateIndex, Rejection, rejection
+from gen.generate.echo import ECHO_KEY, PROMPT_ECHO, Echo, EchoCheck
 from gen.generate.model_facts import FACTS_FAILED, WrittenFacts
 from gen.generate.placed_facts import FactPlacer
 from gen.generate.plan import PlanItem, PlanSpec
@@ -28,6 +31,8 @@ from labeling.planned import META_KEY
 from labeling.strategies.inline import InlineLabels
 
 STAGE = "documents"
+#: `meta` key of a layout document's notes: [start, end] of the model's part of its text.
+NOTES_KEY = "notes"
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,8 @@ class Judgement:
     rejection: Rejection | None
     #: Characters of the answer after clean-up.
     chars: int
+    #: The answer passed the checks but holds an echo of its prompt: write it again.
+    write_again: bool = False
 
 
 def document_record(
@@ -138,9 +145,13 @@ def judge(
     run_id: str,
     inline: InlineLabels | None = None,
     placer: FactPlacer | None = None,
+    echo: EchoCheck | None = None,
+    write_again: bool = False,
 ) -> Judgement:
     """Clean the answer, strip the writer's inline tags into spans (when asked for), place
-    the planned facts (when there are), and check it; an accepted text joins `duplicates`."""
+    the planned facts (when there are), and check it; an accepted text joins `duplicates`.
+    A text that holds an echo of its prompt (`echo`) is flagged, or with `write_again`
+    left out of `duplicates` and judged `write_again`."""
     item, completion = answer.item, answer.completion
     cleaned = clean_document(
         completion.text,
@@ -173,6 +184,10 @@ def judge(
     if slots:
         record.flags.append(UNFILLED_SLOT)
         record.meta["slots"] = slots
+    echoes = _echoes(echo, item, answer.rendered, written if item.frame else record.text)
+    if echoes:
+        record.flags.append(PROMPT_ECHO)
+        record.meta[ECHO_KEY] = [found.to_dict() for found in echoes]
     refusal = rejection(
         written,  # a layout document's notes: its frame is the program's
         language=spec.language,
@@ -184,18 +199,34 @@ def judge(
         refusal = placer.refusal(record)
     if refusal:
         return Judgement(rejected(record, completion.text, refusal), refusal, len(record.text))
+    if echoes and write_again:
+        return Judgement(record, None, len(record.text), write_again=True)
     duplicates.add(written)
     return Judgement(record, None, len(record.text))
 
 
+def _echoes(
+    echo: EchoCheck | None, item: PlanItem, rendered: RenderedPrompt, text: str
+) -> list[Echo]:
+    """What of the prompt the model's part of the document holds (a layout's notes: its
+    skeleton is the program's, and so are the people it and the persona name)."""
+    if echo is None:
+        return []
+    frame = item.frame
+    skeleton = (frame.before, frame.after) if frame else ()
+    given = [rendered.text, *skeleton, *map(str, item.persona.values())]
+    return echo.find(text, "\n".join(given))
+
+
 def framed(record: Record, frame: Frame) -> tuple[Record, dict[int, tuple[int, int]]]:
-    """A layout document: the model's notes in their filled skeleton, the notes' spans
-    moved with them, and where each field fact's value is."""
+    """A layout document: the model's notes in their filled skeleton (where they are in
+    `meta.notes`), the notes' spans moved with them, and where each field fact's value is."""
     text, fields = frame.assemble(record.text)
     shift = len(frame.before)
     spans = [dataclasses.replace(s, start=s.start + shift, end=s.end + shift) for s in record.spans]
     check_spans(text, spans, record_id=record.id)
-    return dataclasses.replace(record, text=text, spans=spans), fields
+    meta = {**record.meta, NOTES_KEY: [shift, shift + len(record.text)]}
+    return dataclasses.replace(record, text=text, spans=spans, meta=meta), fields
 
 
 def failed_request(

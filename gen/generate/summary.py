@@ -60,11 +60,13 @@ class DocumentsSummary:
     new_accepted: int = 0
     #: Accepted documents of this call that the context window cut (flagged ctx_truncated).
     ctx_truncated: int = 0
-    #: Accepted documents of this call by flag (kept, but distrusted: `gen build
-    #: --exclude-flagged` leaves them out).
+    #: Accepted documents of this call by flag (kept, but distrusted: `gen build` leaves
+    #: out `prompt_echo`, and `--exclude-flagged` every flag).
     flagged: Counter[str] = field(default_factory=Counter)
     #: Slots of this call's accepted documents filled, by persona field or `unbracketed`.
     slots_filled: Counter[str] = field(default_factory=Counter)
+    #: Answers of this call written again because they held an echo of their prompt.
+    written_again: int = 0
     #: Accepted documents of this call by shape (narrative, layout, topic).
     shapes: Counter[str] = field(default_factory=Counter)
     evidence: dict[str, RejectEvidence] = field(default_factory=dict)

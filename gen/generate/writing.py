@@ -41,12 +41,11 @@ class ItemWriter:
     prompter: Prompter
     stopping: threading.Event
 
-    def write(self, item: PlanItem) -> Written:
-        """One item's requests: its facts first when the model writes some, then the
-        document (a failed request raises GenError; one of a stopping call,
-        RequestAbandoned)."""
-        facts = None
-        if asked_of_model(item.disclosures):
+    def write(self, item: PlanItem, facts: WrittenFacts | None = None) -> Written:
+        """One item's requests: its facts first when the model writes some (unless it wrote
+        them already: `facts`, for a document written again), then the document (a failed
+        request raises GenError; one of a stopping call, RequestAbandoned)."""
+        if facts is None and asked_of_model(item.disclosures):
             facts = ask_facts(self.backend, self.prompter, self.pack, item, self.stopping)
             if facts.failed:
                 return Written(item, None, None, facts)
