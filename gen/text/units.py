@@ -26,11 +26,14 @@ Method, line by line:
    next one when it comes first), so that "since 2012" never stands alone. Words (here and
    in field names) are gen.text.words' words with a letter or digit: "e-mail" is one,
    a Chinese character one, punctuation none.
-6. Each unit is trimmed of surrounding whitespace and of the separator punctuation at its
-   edges (`. , ; : ! ? …` and dashes): gold spans leave closing punctuation out too.
+6. Each unit is trimmed of surrounding whitespace and invisible characters (a zero-width
+   space, a bidirectional mark, a control: gen.text.words.is_invisible) and of the
+   separator punctuation at its edges (`. , ; : ! ? …` and dashes): gold spans leave
+   closing punctuation out too.
 
 Every character of the text that is not whitespace is inside a unit, except list markers,
-field names with their colon, and the separator punctuation of steps 5-6; no unit is empty
+field names with their colon, and the invisible characters and separator punctuation of
+steps 5-6; no unit is empty
 or overlaps another, and units come in text order.
 """
 
@@ -45,7 +48,7 @@ from typing import NamedTuple
 from gen.core.errors import UsageError
 from gen.core.pack_language import UnitRules
 from gen.text.sentences import split_sentences
-from gen.text.words import alphanumeric_words
+from gen.text.words import alphanumeric_words, is_invisible
 
 UNITS = ("sentence", "clause")
 
@@ -74,7 +77,7 @@ _EDGE = ".,;:!?…–—-"
 
 
 def _is_edge(character: str) -> bool:
-    return character in _EDGE or character.isspace()
+    return character in _EDGE or is_invisible(character)
 
 
 def trimmed(text: str, start: int, end: int, also: str = "") -> Range | None:
