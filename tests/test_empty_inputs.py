@@ -74,11 +74,15 @@ def test_predict_on_an_empty_file_names_it_before_loading_a_model(tmp_path):
 
 
 def test_export_warns_about_an_empty_split(tmp_path):
+    """Every time: a warning is said once per command, not once per process, which may
+    run many commands (a test session, a notebook)."""
     generate_queries(tmp_path, locale="en_US", n=2, seed=3, prompts_dir=default_prompts_dir())
     build_dataset(tmp_path, BuildOptions())
-    result = CliRunner().invoke(
-        main, ["export", "--run", str(tmp_path), "--format", "jsonl", "--split", "0.05,0.5,0.45"]
-    )
-    assert result.exit_code == 0, result.output
-    assert "warning: the train split is empty" in result.output
+    for _ in range(2):
+        result = CliRunner().invoke(
+            main,
+            ["export", "--run", str(tmp_path), "--format", "jsonl", "--split", "0.05,0.5,0.45"],
+        )
+        assert result.exit_code == 0, result.output
+        assert "warning: the train split is empty" in result.output
     assert (RunPaths(tmp_path).export / "jsonl" / "train.jsonl").read_text() == ""

@@ -4,6 +4,7 @@ writes, its refusals, and the `detector` labeling strategy."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -181,21 +182,39 @@ def test_a_second_pass_reads_the_cache_without_loading_the_model(trained, cache_
     assert again.misses == 1
 
 
-def test_predicted_spans_are_exact_units_of_odd_unicode(trained, tmp_path) -> None:
+def _eager(trained, tmp_path) -> Path:
+    """A copy of the trained detector whose thresholds are 0: every unit becomes a span."""
     folder = tmp_path / "eager"
     shutil.copytree(trained.folder, folder)
     with np.load(folder / HEAD_FILE) as head:
         arrays = dict(head)
-    arrays["thresholds"] = np.zeros_like(arrays["thresholds"])  # every unit becomes a span
+    arrays["thresholds"] = np.zeros_like(arrays["thresholds"])
     np.savez(folder / HEAD_FILE, **arrays)
     info = json.loads((folder / "detector.json").read_text())
     info["thresholds"] = dict.fromkeys(info["thresholds"], 0.0)  # repeated for the card
     (folder / "detector.json").write_text(json.dumps(info))
-    (spans,) = load_detector(folder).predict([ODD_TEXT])
+    return folder
+
+
+def test_predicted_spans_are_exact_units_of_odd_unicode(trained, tmp_path) -> None:
+    (spans,) = load_detector(_eager(trained, tmp_path)).predict([ODD_TEXT])
     units = text_units(ODD_TEXT, "en", "clause")
     assert [(s.start, s.end) for s in spans] == units
     check_spans(ODD_TEXT, spans)
     assert all(0 < s.score <= 1 and s.source == "model" for s in spans)
+
+
+def test_prose_with_tabs_and_spaces_and_invisible_marks_is_predicted_in_clauses(
+    trained, tmp_path
+) -> None:
+    """Text from PDFs and e-mail: its gaps cut no spans into words, and no span starts or
+    ends on an invisible character."""
+    prose = "He was admitted in May with chest pain, which eased overnight, and went home."
+    texts = [prose.replace(" ", "\t"), prose.replace(" ", "   "), f"\u200b{prose}\u202c\x07"]
+    expected = [prose[start:end] for start, end in text_units(prose, "en", "clause")]
+    found = load_detector(_eager(trained, tmp_path)).predict(texts)
+    for text, spans in zip(texts, found, strict=True):
+        assert [re.sub(r"\s+", " ", text[s.start : s.end]) for s in spans] == expected
 
 
 def _edited(trained, tmp_path: Path, **changes: object) -> Path:

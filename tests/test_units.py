@@ -158,6 +158,90 @@ def test_form_values_are_units_without_field_names() -> None:
     assert "My GP has signed me off until the first of July" in clauses
 
 
+PROSE = (
+    "He was treated with lithium in 2019, which helped, and he has been stable since. "
+    "His sister, who lives in Leeds, says he sleeps badly; Dr. Patel disagrees: he is fine."
+)
+
+
+def squeezed(pieces: list[str]) -> list[str]:
+    return [re.sub(r"\s+", " ", piece) for piece in pieces]
+
+
+@pytest.mark.parametrize("spacing", ["   ", "     ", "\t", "\t\t", " \t "])
+@pytest.mark.parametrize("unit", ["sentence", "clause"])
+def test_prose_spaced_with_tabs_or_runs_of_spaces_gives_the_units_of_single_spaces(
+    spacing: str, unit: str
+) -> None:
+    """Text from PDFs, OCR and e-mail clients: its gaps between words are no columns."""
+    assert squeezed(units(PROSE.replace(" ", spacing), unit=unit)) == units(PROSE, unit=unit)
+
+
+def test_wrapped_prose_with_gaps_that_do_not_line_up_is_not_cut() -> None:
+    text = (
+        "She was admitted   on the 3rd of May with\n"
+        "chest pain,   which   eased overnight, and she\n"
+        "was discharged\ton the 5th;\tthe GP will\n"
+        "review her   in two weeks."
+    )
+    assert squeezed(units(text)) == units(re.sub(r"[ \t]+", " ", text))
+
+
+def test_padded_forms_are_cut_at_their_columns() -> None:
+    text = (
+        "MENTAL HEALTH ASSESSMENT                Ref MH-2291\n"
+        "Patient: Marcus Hale   DOB: 14/02/1986   NHS no.: 943 476 5919\n"
+        "Date:     12/02/2024\n"
+        "Ward          4B (acute admissions)\n"
+        "Consultant    Dr. G. Clarke\n"
+        "Diagnosis     Bipolar disorder, current episode manic; no psychotic symptoms\n"
+    )
+    assert units(text, unit="sentence") == [
+        "MENTAL HEALTH ASSESSMENT",
+        "Ref MH-2291",
+        "Marcus Hale",
+        "14/02/1986",
+        "943 476 5919",
+        "12/02/2024",
+        "Ward",
+        "4B (acute admissions)",
+        "Consultant",
+        "Dr. G. Clarke",
+        "Diagnosis",
+        "Bipolar disorder, current episode manic; no psychotic symptoms",
+    ]
+    assert units(text)[-2:] == ["Bipolar disorder, current episode manic", "no psychotic symptoms"]
+
+
+def test_tab_separated_tables_and_right_aligned_amounts_are_cut_into_cells() -> None:
+    table = (
+        "Date\tMedication\tDose\tPrescriber\n"
+        "12/03/2024\tLithium carbonate\t800 mg at night\tDr. Patel\n"
+        "15/04/2024\tQuetiapine\t\tDr. Okafor\n"
+    )
+    assert units(table, unit="sentence") == [
+        "Date",
+        "Medication",
+        "Dose",
+        "Prescriber",
+        "12/03/2024",
+        "Lithium carbonate",
+        "800 mg at night",
+        "Dr. Patel",
+        "15/04/2024",
+        "Quetiapine",
+        "Dr. Okafor",
+    ]
+    receipt = "Consultation, 50 min    120.00\nLab tests                38.50\nTotal   158.50\n"
+    assert units(receipt, unit="sentence") == [
+        "Consultation, 50 min",
+        "120.00",
+        "Lab tests",
+        "38.50",
+        "Total   158.50",
+    ]
+
+
 def test_list_items_are_units_without_markers() -> None:
     text = (
         "Plan:\n"
@@ -258,6 +342,24 @@ def test_prose_units_cover_every_word(pieces: list[tuple[str, str]], unit: str) 
         ranges = split_units(text, rules, unit)
         assert_well_formed(text, ranges)
         assert uncovered_words(text, ranges) == []
+
+
+_PROSE_SEPARATORS = st.sampled_from([" ", " ", ", ", "; ", " – ", ". "])
+_SPACINGS = st.sampled_from(["   ", "    ", "\t", " \t", "\t\t"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(_WORDS, _PROSE_SEPARATORS, _SPACINGS), max_size=40),
+    st.sampled_from(["sentence", "clause"]),
+)
+def test_a_line_of_prose_spaced_out_gives_the_units_of_single_spaces(
+    pieces: list[tuple[str, str, str]], unit: str
+) -> None:
+    single = "".join(word + separator for word, separator, _ in pieces)
+    spaced = "".join(word + separator.replace(" ", gap) for word, separator, gap in pieces)
+    for rules in (EN, IT):
+        assert squeezed(units(spaced, rules, unit)) == units(single, rules, unit)
 
 
 def test_only_field_names_and_markers_are_left_out() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from gen import __version__
-from gen.core.errors import GenError
+from gen.core.errors import GenError, warnings_once
 
 #: Every command in pipeline order, as `gen --help` lists them: name -> ("module:attribute",
 #: the first paragraph of its help). tests/test_cli_commands.py keeps the two in step.
@@ -107,7 +107,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 class _Group(click.Group):
     """Loads a command's module on first use, turns expected failures into one line on
-    stderr and their exit status, and lists commands in pipeline order."""
+    stderr and their exit status, says each warning once per command, and lists commands
+    in pipeline order."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -133,7 +134,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         before = _stored()
         try:
-            return super().invoke(ctx)
+            with warnings_once():
+                return super().invoke(ctx)
         except GenError as exc:
             click.secho(f"error: {exc}", fg="red", err=True)
             sys.exit(exc.exit_code)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class GenError(Exception):
@@ -65,12 +67,26 @@ class IncompleteError(GenError):
     exit_code = 3
 
 
+#: The warnings said in the current scope (`warnings_once`), else in the process.
 _warned: set[str] = set()
 
 
 def warn(message: str) -> None:
     """One line on stderr for something the user should know but that stops nothing;
-    each message once per process."""
+    each message once per command (`warnings_once`), however often a loop meets it."""
     if message not in _warned:
         _warned.add(message)
         print(f"warning: {message}", file=sys.stderr)
+
+
+@contextmanager
+def warnings_once() -> Iterator[None]:
+    """A scope that says each warning once, whatever was said before it: `gen.cli` runs
+    every command in one, so a process that runs several (tests, a notebook) sees each
+    command's warnings; the warnings said before it count again after it."""
+    global _warned
+    outer, _warned = _warned, set()
+    try:
+        yield
+    finally:
+        _warned = outer

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, TypeVar
 from gen.core.encodings import other_encoding
 from gen.core.records import Record, Span
 from gen.importing import RecordDefaults
-from gen.text.words import trim_whitespace
+from gen.text.words import trim_invisible, trim_whitespace
 
 LEFT_OUT = "left_out"
 NOTES = "import_notes"
@@ -32,6 +32,10 @@ ORIGINS = "span_origins"
 NO_SPAN_FIELD = "no_span_field"
 GOLD = "gold"
 TRIMMED = "spans trimmed of whitespace at their edges"
+TRIMMED_INVISIBLE = (
+    "spans trimmed of invisible characters at their edges (zero-width, bidirectional "
+    "or control characters)"
+)
 
 T = TypeVar("T")
 
@@ -51,15 +55,23 @@ class Origin(NamedTuple):
 Origins = dict[tuple[int, int], list[Origin]]
 
 
+def trim_note(text: str, start: int, end: int) -> str | None:
+    """The note that counts trimming `text[start:end]` (`trim_invisible`); None when there
+    is nothing to trim, or nothing would be left."""
+    kept = trim_invisible(text, start, end)
+    if kept is None or kept == (start, end):
+        return None
+    return TRIMMED if kept == trim_whitespace(text, start, end) else TRIMMED_INVISIBLE
+
+
 def gold_span(text: str, start: int, end: int, label: str, notes: Counter[str]) -> Span:
-    """A gold span on `text[start:end]` without the whitespace at its edges (a double-click
-    takes in the space after a word), counted in `notes`; a blank one, or one outside the
-    text, stays as it is for the checks to name."""
-    if 0 <= start < end <= len(text):
-        trimmed = trim_whitespace(text, start, end) or (start, end)
-        if trimmed != (start, end):
-            notes[TRIMMED] += 1
-        start, end = trimmed
+    """A gold span on `text[start:end]` without the whitespace and invisible characters at
+    its edges (a double-click takes in the space after a word, a selection the zero-width
+    space before it), counted in `notes`; a blank one, or one outside the text, stays as
+    it is for the checks to name."""
+    if 0 <= start < end <= len(text) and (note := trim_note(text, start, end)):
+        notes[note] += 1
+        start, end = trim_invisible(text, start, end) or (start, end)
     return Span(start, end, label, GOLD)
 
 

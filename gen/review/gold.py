@@ -29,7 +29,7 @@ from gen.core.records import Record, Span, check_spans
 from gen.review.config import TEXT_KEY
 from gen.review.offsets import OffsetMap, OffsetUnit, anchor
 from gen.review.tasks import ID_KEY, RECORD_KEYS
-from gen.text.words import trim_whitespace
+from gen.text.words import trim_invisible
 
 GOLD = "gold"
 DISAGREEMENT_FLAG = "review_disagreement"
@@ -92,8 +92,9 @@ def read_annotation(
                                 value.get("text"), unit)  # fmt: skip
         except (KeyError, TypeError, ValueError):
             raise TaskRefused(f"region {item.get('id')} has no numeric start/end") from None
-        # A selection often takes in the space after a word; gold spans start and end on one.
-        start, end = trim_whitespace(offsets.text, start, end) or (start, end)
+        # A selection often takes in the space after a word (or an invisible character
+        # before it); gold spans start and end on one.
+        start, end = trim_invisible(offsets.text, start, end) or (start, end)
         spans += [Span(start, end, str(label), GOLD) for label in value.get("labels") or []]
     spans.sort(key=lambda s: (s.start, s.end, s.label))
     return Annotation(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import accumulate
 from operator import itemgetter
@@ -45,6 +45,10 @@ _SPECIAL = regex.compile(f"[{_UNSPACED_SCRIPTS}{_JOINERS}\\p{{M}}]")
 #: cluster: a fast `re` check that spares most texts the `_SPECIAL` search.
 _BEYOND_LATIN = re.compile("[^\x00-\u02ff]")
 _CLUSTER = regex.compile(r"\X")
+#: Characters that show nothing and join no grapheme cluster: controls (BEL) and format
+#: characters (U+200B, U+FEFF, the bidirectional controls U+200E, U+202A-U+202E,
+#: U+2066-U+2069). ZWJ, ZWNJ and emoji tag characters join the character before them.
+_CONTROL = regex.compile(r"\p{GCB=Control}")
 _MARK = regex.compile(r"\p{M}")
 #: Stand-in for a character that is a word on its own: `WORD_PATTERN` takes it as a symbol.
 _ALONE = "\x00"
@@ -118,27 +122,46 @@ def words_in(words: Sequence[tuple[int, int]], start: int, end: int) -> range:
     return range(first, max(first, last))
 
 
-def trim_whitespace(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """`text[start:end]` without the whitespace at its edges; None if nothing else is left."""
-    while start < end and text[start].isspace():
+def is_invisible(char: str) -> bool:
+    """Whether `char` is whitespace or shows nothing and joins no cluster (`_CONTROL`)."""
+    return char.isspace() or _CONTROL.match(char) is not None
+
+
+def _trim(text: str, start: int, end: int, blank: Callable[[str], bool]) -> tuple[int, int] | None:
+    while start < end and blank(text[start]):
         start += 1
-    while end > start and text[end - 1].isspace():
+    while end > start and blank(text[end - 1]):
         end -= 1
     return (start, end) if start < end else None
+
+
+def trim_whitespace(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """`text[start:end]` without the whitespace at its edges; None if nothing else is left."""
+    return _trim(text, start, end, str.isspace)
+
+
+def trim_invisible(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """`text[start:end]` without whitespace and invisible characters (`is_invisible`) at
+    its edges, as a span is: it starts and ends on something a reader sees (a zero-width
+    space before a word, a byte order mark or a bell is no part of it). None if nothing
+    else is left."""
+    return _trim(text, start, end, is_invisible)
 
 
 def snap_to_words(text: str, spans: Sequence[Span]) -> list[Span]:
     """`spans` moved onto the edges of the words they touch: a word cut by an edge joins the
     span (as in `word_owners`), so no span splits a grapheme cluster, and the whitespace
-    around the words is left out. A span that touches no word (blank) is dropped. Spans
+    and invisible characters around the words are left out (`trim_invisible`: such a
+    character is a word of its own). A span that touches no visible word is dropped. Spans
     snapped onto one word may overlap: the caller decides which one keeps it."""
     words = word_spans(text)
     snapped = []
     for span in spans:
         touched = words_in(words, span.start, span.end)
         if touched:
-            start, end = words[touched[0]][0], words[touched[-1]][1]
-            snapped.append(replace(span, start=start, end=end))
+            kept = trim_invisible(text, words[touched[0]][0], words[touched[-1]][1])
+            if kept:
+                snapped.append(replace(span, start=kept[0], end=kept[1]))
     return snapped
 
 

@@ -6,11 +6,14 @@ export --format conll` writes it) names its record; the others are `<file>-<n>`.
 A CoNLL file does not keep the original spacing, so the text is rebuilt: tokens
 joined by one space, sentences by a newline. Spans are then exact on that text:
 IO runs of one label, or BIO (B- starts a span) become spans over whole tokens,
-through the same `spans_from_tags` the exports use.
+through the same `spans_from_tags` the exports use, without the invisible characters at
+their edges (a token that starts with a zero-width space), counted as the tools' readers
+count them (`gen.importing.annotated.gold_span`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +22,7 @@ from gen.core.record_files import BOM
 from gen.core.records import Record
 from gen.export.formats.conll import docstart_id
 from gen.importing import ImportFileError, RecordDefaults
+from gen.importing.annotated import NOTES, gold_span
 from gen.text.words import OUTSIDE, spans_from_tags
 
 DOCSTART = "-DOCSTART-"
@@ -41,7 +45,11 @@ class ConllReader:
         records = []
         for index, (record_id, sentences) in enumerate(documents):
             text, words, tags = _rebuild(sentences)
-            spans = spans_from_tags(words, tags, source="gold")
+            notes: Counter[str] = Counter()
+            spans = [
+                gold_span(text, span.start, span.end, span.label, notes)
+                for span in spans_from_tags(words, tags, source="gold")
+            ]
             records.append(
                 Record(
                     id=record_id or f"{defaults.record_id(path)}-{index}",
@@ -51,7 +59,8 @@ class ConllReader:
                     language=defaults.language,
                     source="gold",
                     spans=spans,
-                    meta={"imported_from": path.name, "line": sentences[0][0][2]},
+                    meta={"imported_from": path.name, "line": sentences[0][0][2]}
+                    | ({NOTES: dict(notes)} if notes else {}),
                 )
             )
         if not records:

@@ -1,15 +1,19 @@
 """spaCy `DocBin` files (`.spacy`): the text is the Doc's own; spans come from the
 entities (or, without entities, from the span groups), already at exact character
-offsets. Record ids are the `id` the spacy export stores in `user_data`, when present."""
+offsets, trimmed of the invisible characters a token may start or end with (counted, as
+`gen.importing.annotated.gold_span` does). Record ids are the `id` the spacy export
+stores in `user_data`, when present."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
 
 from gen.core.errors import GenError, UsageError
-from gen.core.records import Record, Span, check_spans
+from gen.core.records import Record, check_spans
 from gen.importing import ImportFileError, RecordDefaults
+from gen.importing.annotated import NOTES, gold_span
 
 
 class DocBinReader:
@@ -35,7 +39,10 @@ class DocBinReader:
         records = []
         for index, doc in enumerate(docs):
             record_id = str(doc.user_data.get("id") or f"{defaults.record_id(path)}-{index}")
-            spans = [Span(s.start_char, s.end_char, s.label_, "gold") for s in _spans(doc)]
+            notes: Counter[str] = Counter()
+            spans = [
+                gold_span(doc.text, s.start_char, s.end_char, s.label_, notes) for s in _spans(doc)
+            ]
             try:  # each span alone: overlaps are refused or resolved record by record
                 for span in spans:
                     check_spans(doc.text, [span], record_id=record_id)
@@ -51,7 +58,8 @@ class DocBinReader:
                     language=defaults.language,
                     source="gold",
                     spans=spans,
-                    meta={"imported_from": path.name, "doc": index},
+                    meta={"imported_from": path.name, "doc": index}
+                    | ({NOTES: dict(notes)} if notes else {}),
                 )
             )
         return records

@@ -34,10 +34,10 @@ from gen.core.record_files import BOM
 from gen.core.records import Record
 from gen.importing import ImportFileError, RecordDefaults
 from gen.importing.annotated import (
-    TRIMMED,
     choose,
     is_offset,
     tool_record,
+    trim_note,
 )
 from gen.review.gold import DISAGREEMENT_FLAG, Annotation, read_annotation
 from gen.review.offsets import OffsetMap
@@ -176,17 +176,15 @@ def _with_texts(raw: dict[str, Any], offsets: OffsetMap) -> dict[str, Any]:
     return {**raw, "result": result}
 
 
-def _trimmed(raw: dict[str, Any]) -> int:
-    """How many spans of an annotation lose whitespace at their edges: the regions whose
-    text has some, one span per label."""
-    count = 0
+def _count_trimmed(raw: dict[str, Any], notes: Counter[str]) -> None:
+    """Count in `notes` the spans of an annotation that lose whitespace or invisible
+    characters at their edges: the regions whose text has some, one span per label."""
     for item in raw["result"]:
         value = item.get("value") if isinstance(item, dict) else None
         if isinstance(value, dict) and item.get("type") == "labels":
             text = value.get("text")
-            if isinstance(text, str) and text != text.strip():
-                count += len(value.get("labels") or [])
-    return count
+            if isinstance(text, str) and (note := trim_note(text, 0, len(text))):
+                notes[note] += len(value.get("labels") or [])
 
 
 def _record(path: Path, task: dict[str, Any], field: str, defaults: RecordDefaults) -> Record:
@@ -222,13 +220,12 @@ def _record(path: Path, task: dict[str, Any], field: str, defaults: RecordDefaul
             if read and defaults.annotator
             else "tasks without annotation left out"
         )
-    # read_annotation trims each region's edge whitespace, as `gen review pull` does.
+    # read_annotation trims each region's edges, as `gen review pull` does.
     spans = list(chosen[1].spans) if chosen is not None else []
     meta: dict[str, Any] = {"task_id": task_id, "project_id": task.get("project")}
     flags = []
     if chosen is not None:
-        if trimmed := _trimmed(chosen[0]):
-            notes[TRIMMED] += trimmed
+        _count_trimmed(chosen[0], notes)
         meta.update(chosen[1].to_meta())
         meta.pop("spans")
         if len(read) > 1:
