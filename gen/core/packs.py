@@ -215,13 +215,8 @@ class LanguagePack:
                 f"{path}: not found; layout and topic-only documents need the pack's "
                 "shapes.yaml (docs/generation.md, document shapes)"
             )
-        shapes = load_model(path, Shapes)
         doc_types = {t.name for prompts in self.taxonomy.values() for t in prompts.doc_types}
-        try:
-            shapes.check_against(self.categories.sensitive, doc_types)
-        except ValueError as exc:
-            raise ConfigError(f"{path}: {exc}") from None
-        return shapes
+        return load_model(path, Shapes, sensitive=self.categories.sensitive, doc_types=doc_types)
 
     def doc_types(self, category: str) -> list[DocType]:
         return self.taxonomy[category].doc_types
