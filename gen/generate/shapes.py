@@ -25,7 +25,7 @@ from datetime import timedelta
 
 from gen.backends.prompting import PromptParts
 from gen.core.errors import UsageError
-from gen.core.pack_shapes import FIELDS_SLOT, NOTES_SLOT, Layout
+from gen.core.pack_shapes import FIELDS_SLOT, NOTES_SLOT, Layout, Topic
 from gen.core.packs import LanguagePack
 from gen.core.placeholders import template_pieces
 from gen.core.seeds import derive_seed
@@ -124,12 +124,18 @@ def shape_rng(seed: int, plan_key: str, index: int) -> random.Random:
     return random.Random(derive_seed(seed, plan_key, index, "shape"))
 
 
+def draw_topic(pack: LanguagePack, category: str, rng: random.Random) -> Topic:
+    """The topic of a topic-only document, drawn right after its shape (`gen plan` counts
+    the types of a plan's topic documents with it, without building the items)."""
+    return rng.choice(pack.shapes.topics[category])
+
+
 def topic_item_parts(
     pack: LanguagePack, persona: Persona, category: str, rng: random.Random
 ) -> tuple[str, int, PromptParts]:
     """Document type, words and prompt of a topic-only document of `category`."""
     shapes = pack.shapes
-    topic = rng.choice(shapes.topics[category])
+    topic = draw_topic(pack, category, rng)
     values = {
         **persona.values,
         "type": topic.type,
