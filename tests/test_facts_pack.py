@@ -191,6 +191,18 @@ def test_a_value_listed_twice_is_refused(tmp_path: Path) -> None:
     assert error.endswith("categories.health.values: allergen: the value 'peanuts' is listed twice")
 
 
+def test_a_value_yaml_cut_at_a_comma_is_refused(tmp_path: Path) -> None:
+    """`[tree nuts (almonds, walnuts)]` is two values to YAML, each with half a bracket."""
+    root = prompts_copy(
+        tmp_path, "[peanuts, penicillin,", "[tree nuts (almonds, walnuts), penicillin,"
+    )
+    error = plan_error(root)
+    assert (
+        "categories.health.values: allergen: the value 'tree nuts (almonds' has a bracket" in error
+    )
+    assert "write the value in quotes" in error
+
+
 def test_a_missing_category_and_a_non_sensitive_one_are_refused(tmp_path: Path) -> None:
     root = prompts_copy(tmp_path, "  ethnic:\n    topic:", "  other:\n    topic:")
     error = plan_error(root)

@@ -139,9 +139,10 @@ def test_shapes_problems_are_one_line_each(prompts: Path) -> None:
     shapes.write_text(
         text.replace("GP: {surgery}", "GP: {doctor}")[: text.index("  ethnic:\n    - {type:")]
     )
+    topics = text.splitlines().index("topics:") + 1
     result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
     assert result.output.strip().splitlines()[0] == (
-        f"{shapes}: topics: no topic list for the category 'ethnic'"
+        f"{shapes}: line {topics}: topics: no topic list for the category 'ethnic'"
     )
 
 
@@ -158,3 +159,49 @@ def test_a_pack_following_another_country_than_its_personas_is_one_line(prompts:
     assert any("an amount in '£'" in line for line in lines), lines
     persona = prompts / "en" / "persona.yaml"
     assert any(line.startswith(f"{persona}: line ") for line in lines), lines
+
+
+def test_every_shapes_problem_names_its_line_and_key(prompts: Path) -> None:
+    """Unknown placeholders in the instructions and the field line, a field list of no
+    category, a layout of no document type, an unknown strftime directive, and a value that
+    YAML cut at an unquoted comma (two values): one line each, with the line and the key."""
+    shapes = prompts / "en" / "shapes.yaml"
+    text = shapes.read_text()
+    edits = {
+        'date_format: "%d/%m/%Y"': 'date_format: "%Q/%d"',
+        'field_line: "{label}: {value}"': 'field_line: "{label}: {value} {unit}"',
+        "Write {notes} for": "Write {notes} {wordz} for",
+        "Write a {type}: {subject}.": "Write a {type}: {subjekt}.",
+        "fields:\n": "fields:\n  astrology:\n    - label: Sign\n      values: [Leo]\n",
+        "layouts:\n": "layouts:\n  Horoscope:\n    - {words: 90, notes: a note, text: '{notes}'}\n",
+        'values: ["{status}"]': 'values: [Two (theft 2015, assault 2018), "{status}"]',
+    }
+    for old, new in edits.items():
+        assert text.count(old) >= 1, old
+        text = text.replace(old, new, 1)
+    shapes.write_text(text)
+    rows = text.splitlines()
+
+    def line(start: str) -> int:
+        return next(n for n, row in enumerate(rows, 1) if row.startswith(start))
+
+    result = packs_check("--prompts", str(prompts), "--language", "en", "--personas", "5")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert lines[-1] == "error: 8 problems in en", lines
+    expected = {
+        "date_format": (line("date_format:"), "unknown strftime directive %Q"),
+        "field_line": (line("field_line:"), "unknown placeholder {unit}"),
+        "notes_instruction": (line("notes_instruction:"), "unknown placeholder {wordz}"),
+        "topic_instruction": (line("topic_instruction:"), "unknown placeholder {subjekt}"),
+        "fields.astrology": (line("  astrology:"), "'astrology' is no sensitive category"),
+        "layouts.Horoscope": (line("  Horoscope:"), "'Horoscope' is no document type"),
+    }
+    for key, (number, what) in expected.items():
+        found = [row for row in lines if row.startswith(f"{shapes}: line {number}: {key}: ")]
+        assert len(found) == 1 and what in found[0], (key, lines)
+    for half in ("'Two (theft 2015'", "'assault 2018)'"):  # each half a value of its own
+        cut = [row for row in lines if half in row]
+        assert len(cut) == 1 and "write the value in quotes" in cut[0]
+        assert re.match(rf"{shapes}: line \d+: fields\.judicial\.\d\.values\.\d: ", cut[0])
+    assert "Traceback" not in result.output

@@ -1,3 +1,4 @@
+import re
 from collections import Counter
 from itertools import islice
 
@@ -91,15 +92,23 @@ def test_italian_plan_uses_italian_persona_and_prompt() -> None:
     assert set(genders) == {"donna", "uomo"}
 
 
-def _printed_counts(output: str) -> tuple[Counter, Counter]:
-    """(documents per category, per (category, document type)) from `gen plan`'s table."""
+def _printed_counts(output: str, *, shapes: bool = False) -> tuple[Counter, Counter]:
+    """(documents per category, per (category, document type)) from `gen plan`'s table; with
+    `shapes`, per (category, document type, shape): a row `type / shape`, or `type` alone for
+    a narrative."""
     by_category: Counter = Counter()
     by_type: Counter = Counter()
     category = None
-    for line in output.split(" documents", 1)[1].splitlines()[1:]:
+    lines = output.splitlines()
+    header = next(number for number, line in enumerate(lines) if line.startswith("plan "))
+    for line in lines[header + 1 :]:
         name, count = line.strip().rsplit(maxsplit=1)
+        if not count.lstrip("~").isdigit() or line.startswith(("note:", "  shapes:")):
+            continue
         if line.startswith("      "):
-            by_type[(category, name)] = int(count.lstrip("~"))
+            doc_type, _, shape = name.partition(" / ")
+            key = (category, doc_type, shape or "narrative") if shapes else (category, name)
+            by_type[key] = int(count.lstrip("~"))
         elif line.startswith("  "):
             category = name
             by_category[name] = int(count)
@@ -141,3 +150,76 @@ def test_counting_a_huge_plan_builds_no_item(monkeypatch) -> None:
         types = [count for (cat, _), count in by_type.items() if cat == category]
         assert abs(sum(types) - total) <= len(types), category
     assert "expected" in result.output
+
+
+_ITEM = re.compile(r"^--- \S+  \[(\w+) / (.+) / (\w+)\]  seed=", re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--doc-type", "Medical records", "--topic-share", "1"],
+        ["--disclosures", "planned", "--layout-share", "0.5", "--topic-share", "0.3"],
+        ["--category", "health", "--disclosures", "planned", "--layout-share", "1"],
+    ],
+)
+def test_the_table_counts_the_items_as_they_are_shown(args: list[str]) -> None:
+    """A topic-only item counts under its own type, a layout item as a layout: the table
+    says what the items say (before: topic items counted under the type asked)."""
+    result = CliRunner().invoke(main, ["plan", "--n", "40", "--show", "40", *args])
+    assert result.exit_code == 0, result.output
+    shown = Counter(_ITEM.findall(result.output))
+    assert sum(shown.values()) == 40
+    by_category, by_type = _printed_counts(result.output, shapes=True)
+    assert by_type == shown
+    assert by_category == Counter(category for category, _, _ in shown.elements())
+    shapes = Counter(shape for _, _, shape in shown.elements())
+    listed = ", ".join(f"{shape} {count}" for shape, count in sorted(shapes.items()))
+    assert f"  shapes: {listed}\n" in result.output
+
+
+def test_a_huge_plan_expects_its_shapes() -> None:
+    """Beyond the exact counts, topic items are expected under the topics' types."""
+    args = ["plan", "--n", "1000000", "--show", "0", "--category", "health", "--topic-share", "0.5"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    by_category, by_type = _printed_counts(result.output, shapes=True)
+    topics = sum(count for (_, _, shape), count in by_type.items() if shape == "topic")
+    assert by_category == {"health": 1_000_000}
+    assert abs(topics - 500_000) <= len(by_type) and "~" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "note"),
+    [
+        (
+            ["--doc-type", "Medical records", "--topic-share", "0.5"],
+            "note: --doc-type does not apply to topic-only documents (--topic-share)",
+        ),
+        (
+            ["--category", "other", "--topic-share", "0.5"],
+            "note: --topic-share does not apply to category other",
+        ),
+        (
+            ["--doc-type", "Psychiatric report", "--disclosures", "planned", "--layout-share", "1"],
+            "note: --layout-share does not apply to Psychiatric report",
+        ),
+    ],
+)
+def test_an_option_without_effect_is_noted_in_one_line(args: list[str], note: str) -> None:
+    result = CliRunner().invoke(main, ["plan", "--n", "4", "--show", "0", *args])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and notes[0].startswith(note), result.output
+
+
+def test_options_with_effect_are_not_noted() -> None:
+    args = ["--disclosures", "planned", "--layout-share", "0.5", "--topic-share", "0.3"]
+    result = CliRunner().invoke(main, ["plan", "--n", "4", "--show", "0", *args])
+    assert result.exit_code == 0 and "note:" not in result.output, result.output
+
+
+def test_gen_documents_notes_them_before_any_work(tmp_path) -> None:
+    args = ["--category", "other", "--topic-share", "0.5", "--model", str(tmp_path / "no.gguf")]
+    result = CliRunner().invoke(main, ["documents", "--run", str(tmp_path / "run"), *args])
+    assert result.output.startswith("note: --topic-share does not apply to category other")

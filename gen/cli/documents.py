@@ -21,6 +21,7 @@ from gen.cli.options import (
 )
 from gen.core.composition import HALVES
 from gen.core.errors import IncompleteError, UsageError
+from gen.core.packs import load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.generate.disclosures import (
@@ -33,6 +34,7 @@ from gen.generate.disclosures import (
 from gen.generate.echo import PROMPT_ECHO
 from gen.generate.options import DocumentsOptions
 from gen.generate.plan import ALL, PlanSpec
+from gen.generate.plan_notes import plan_notes
 from gen.generate.records import STAGE
 from gen.generate.run import run
 from gen.generate.shapes import ShapeSpec
@@ -237,8 +239,11 @@ def documents(
 
     Exit status 3 when the attempt budget runs out before N documents are accepted.
     """
+    spec = plan_spec(kwargs)
+    for note in plan_notes(load_language_pack(spec.language, kwargs["prompts_dir"]), spec):
+        click.echo(f"note: {note}", err=True)
     options = DocumentsOptions(
-        spec=plan_spec(kwargs),
+        spec=spec,
         n=kwargs["n"],
         max_tokens=max_tokens,
         prompt_format=prompt_format,

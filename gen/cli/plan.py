@@ -12,6 +12,8 @@ from gen.core.packs import load_language_pack
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.plan import PlanItem, plan_item
 from gen.generate.plan_counts import category_counts, doc_type_counts
+from gen.generate.plan_notes import plan_notes
+from gen.generate.shapes import NARRATIVE, TOPIC
 
 
 @click.command()
@@ -52,24 +54,34 @@ def plan(show: int, prompt_format: str | None, **kwargs: Any) -> None:
         click.echo()
     by_type, exact = doc_type_counts(pack, spec, n)
     how = "" if exact else " (document types: expected counts, each type of a category as likely)"
+    for note in plan_notes(pack, spec):
+        click.echo(f"note: {note}", err=True)
     click.secho(f"plan {spec.key}: {n} documents{how}", bold=True)
     if spec.disclosures:
         click.echo(f"  {_disclosures_line(spec.disclosures)}")
     if spec.shapes:
-        counted = min(n, SHAPES_COUNTED)
-        shapes = Counter(plan_item(pack, spec, index).shape for index in range(counted))
-        listed = ", ".join(f"{shape} {count}" for shape, count in sorted(shapes.items()))
-        click.echo(f"  shapes of the first {counted} documents: {listed}")
+        shapes: Counter[str] = Counter()
+        for (_, _, shape), count in by_type.items():
+            shapes[shape] += count
+        listed = (f"{shape} {_count(count, exact)}" for shape, count in sorted(shapes.items()))
+        click.echo(f"  shapes: {', '.join(listed)}")
     for category, total in by_category.items():
         click.echo(f"  {category:<12} {total:>5}")
-        for (cat, doc_type), count in sorted(by_type.items()):
+        for (cat, doc_type, shape), count in sorted(by_type.items(), key=_row_order):
             if cat == category:
-                shown = f"{count:>5}" if exact else f"~{round(count)}"
-                click.echo(f"      {doc_type:<50} {shown:>5}")
+                name = doc_type if shape == NARRATIVE else f"{doc_type} / {shape}"
+                click.echo(f"      {name:<50} {_count(count, exact):>5}")
 
 
-#: `gen plan` counts the shapes of this many items at most (each is drawn whole).
-SHAPES_COUNTED = 1000
+def _row_order(row: tuple[tuple[str, str, str], float]) -> tuple[bool, str, bool, str]:
+    """A category's types in order, each type's narratives before its layouts, topics last."""
+    (_, doc_type, shape), _ = row
+    return shape == TOPIC, doc_type, shape != NARRATIVE, shape
+
+
+def _count(count: float, exact: bool) -> str:
+    """`12`, or `~12` for an expected count."""
+    return str(round(count)) if exact else f"~{round(count)}"
 
 
 def _planned_facts(item: PlanItem) -> list[str]:

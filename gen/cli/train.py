@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -17,6 +18,7 @@ from gen.text.units import UNITS
 from gen.train import DEVICES, IDENTIFIER_MODELS, SPACY_COMPONENTS, TrainSettings
 from gen.train.curve import parse_shares, summarize
 from gen.train.run import WHOLE_SCORES, train_detector
+from gen.train.scoring import GoldSet
 
 
 @click.command("train")
@@ -190,12 +192,8 @@ def train(
             f"removed {len(report.removed_leftovers)} staging folder(s) left by interrupted "
             "trainings"
         )
-    if report.gold_left_out:
-        left_out = report.gold_left_out
-        click.echo(
-            f"gold: {len(left_out)} records left out of the score (e.g. {left_out[0]}): they are "
-            "in the train or dev split (gen build --sources gold took them from RUN/gold)"
-        )
+    for line in _gold_lines(report.gold):
+        click.echo(line)
     if report.reexported:
         click.echo(f"export written first ({report.reexported})")
     unread = report.info.get("unread_documents", {})
@@ -231,3 +229,26 @@ def train(
     click.echo(f"\nmodel: {folder}")
     click.echo(f"card {folder / 'README.md'}, scores {folder / 'scores.json'} (tables: {tables})")
     click.echo(f"next: gen predict --model {folder} INPUT --out predictions.jsonl")
+
+
+def _gold_lines(gold: GoldSet | None) -> list[str]:
+    """What the gold score leaves out, and which of its documents the test split scores
+    against other spans: the two tables differ on those, and the output says why."""
+    if gold is None:
+        return []
+    lines = []
+    if gold.left_out:
+        lines.append(
+            f"gold: {len(gold.left_out)} records left out of the score (e.g. {gold.left_out[0]}): "
+            "they are in the train or dev split (gen build --sources gold took them from RUN/gold)"
+        )
+    if gold.differs:
+        what = Counter(gold.differs.values())
+        changed = ", ".join(f"the {kind} of {what[kind]}" for kind in sorted(what))
+        lines.append(
+            f"gold: gen build changed {changed} of the {gold.in_test} gold documents in the "
+            f"test split too (e.g. {next(iter(gold.differs))}; its --sources, --scheme, "
+            "overlaps or --clean): the test table judges them against the dataset's spans, "
+            "the gold table against the gold file's"
+        )
+    return lines

@@ -24,7 +24,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from gen.core.grammar import Gendered, gendered_forms
 from gen.core.placeholders import check_placeholders, placeholders
 from gen.core.records import PERSONA_FIELDS
-from gen.core.yamlio import StrictModel
+from gen.core.yamlio import StrictModel, check_balanced
 
 #: Slots computed from the persona rather than listed: a year after the persona turned 18.
 COMPUTED_SLOTS = ("year",)
@@ -59,6 +59,11 @@ class CategoryFacts(StrictModel):
             repeated = _repeated(options)
             if repeated:
                 raise ValueError(f"{slot}: the value {repeated!r} is listed twice")
+            for form in (form for option in options for form in gendered_forms(option)):
+                try:
+                    check_balanced(form)
+                except ValueError as exc:
+                    raise ValueError(f"{slot}: {exc}") from None
         return value
 
     @field_validator("templates", "non_disclosures")

@@ -19,14 +19,16 @@ anyone. This file is the language data of two more shapes (`gen.generate.shapes`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from typing import Annotated
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from gen.core.composition import count_values, part_problems
 from gen.core.placeholders import check_placeholders, placeholders, template_pieces
 from gen.core.records import PERSONA_FIELDS
-from gen.core.yamlio import StrictModel
+from gen.core.yamlio import StrictModel, check_balanced
 
 #: Values a skeleton may use besides the persona's fields.
 PROGRAM_SLOTS = ("date", "ref", "other_name", "other_email")
@@ -34,6 +36,9 @@ PROGRAM_SLOTS = ("date", "ref", "other_name", "other_email")
 FIELDS_SLOT, NOTES_SLOT = "fields", "notes"
 #: Values a field label composes at least: fewer, and a detector learns them by heart.
 MIN_FIELD_VALUES = 40
+#: The strftime directives of `date_format`: numbers only, since Python writes the names of
+#: months and days in English whatever the pack's language.
+DATE_DIRECTIVES = ("d", "m", "y", "Y", "H", "M", "S", "j", "%")
 
 
 class ShapeProblem(ValueError):
@@ -44,6 +49,26 @@ class ShapeProblem(ValueError):
         self.loc = loc
 
 
+def _known(names: str, what: str, *, listed: bool) -> AfterValidator:
+    """A mapping key that must be one of the `names` the loader passes as context (the pack's
+    other files define them), so that the error names the key and its line."""
+
+    def check(key: str, info: ValidationInfo) -> str:
+        known = (info.context or {}).get(names)
+        if known is not None and key not in known:
+            expected = f"; expected one of {', '.join(known)}" if listed else ""
+            raise ValueError(f"{key!r} is no {what}{expected}")
+        return key
+
+    return AfterValidator(check)
+
+
+SensitiveCategory = Annotated[
+    str, _known("sensitive", "sensitive category of categories.yaml", listed=True)
+]
+DocTypeName = Annotated[str, _known("doc_types", "document type of taxonomy.yaml", listed=False)]
+
+
 class FieldForm(StrictModel):
     """A fact as a form shows it: a field label and the values a form writes there
     ("Diagnosis" / "E11 Type 2 diabetes mellitus"): field values are shorter than clauses,
@@ -51,7 +76,7 @@ class FieldForm(StrictModel):
 
     label: str = Field(min_length=1)
     #: Values, or templates of values whose `{slots}` name lists of the file's `parts`.
-    values: tuple[str, ...] = Field(min_length=1)
+    values: tuple[Annotated[str, AfterValidator(check_balanced)], ...] = Field(min_length=1)
 
     @field_validator("values")
     @classmethod
@@ -117,22 +142,48 @@ class Shapes(StrictModel):
     #: How a field fact is written in {fields}.
     field_line: str = "{label}: {value}"
 
-    @model_validator(mode="after")
-    def _instruction_slots(self) -> Shapes:
-        check_placeholders(self.notes_instruction, {*PERSONA_FIELDS, "notes", "doc_type", "words"})
-        check_placeholders(self.topic_instruction, ("type", "subject", "words"))
-        return self
+    @field_validator("date_format")
+    @classmethod
+    def _date_directives(cls, value: str) -> str:
+        for match in re.finditer("%(.?)", value, re.DOTALL):
+            if match[1] not in DATE_DIRECTIVES:
+                raise ValueError(
+                    f"unknown strftime directive {match[0]}; expected "
+                    + ", ".join(f"%{name}" for name in DATE_DIRECTIVES)
+                    + " (Python writes month and day names in English)"
+                )
+        return value
 
-    @model_validator(mode="after")
-    def _field_line(self) -> Shapes:
-        line = self.field_line
+    @field_validator("notes_instruction")
+    @classmethod
+    def _notes_slots(cls, value: str) -> str:
+        return check_placeholders(value, {*PERSONA_FIELDS, "notes", "doc_type", "words"})
+
+    @field_validator("topic_instruction")
+    @classmethod
+    def _topic_slots(cls, value: str) -> str:
+        return check_placeholders(value, ("type", "subject", "words"))
+
+    @field_validator("field_line")
+    @classmethod
+    def _field_line(cls, line: str) -> str:
+        check_placeholders(line, ("label", "value"))
         if (
             line.count("{value}") != 1
             or line.count("{label}") != 1
             or (line.index("{label}") > line.index("{value}"))
         ):
             raise ValueError("field_line holds {label} once, then {value} once")
-        return self
+        return line
+
+    @field_validator("fields", "topics")
+    @classmethod
+    def _every_category(cls, value: dict[str, tuple], info: ValidationInfo) -> dict[str, tuple]:
+        what = "field forms" if info.field_name == "fields" else "topic list"
+        for category in (info.context or {}).get("sensitive", ()):
+            if not value.get(category):
+                raise ValueError(f"no {what} for the category {category!r}")
+        return value
 
     #: Named lists that field values are composed from (`{name}` in a value or a part).
     parts: dict[str, tuple[str, ...]] = Field(default_factory=dict)
@@ -149,12 +200,13 @@ class Shapes(StrictModel):
                 raise ValueError(f"{name}: an empty list or entry")
             for entry in entries:
                 template_pieces(entry)
+                check_balanced(entry)
         return parts
 
     #: Per sensitive category, the forms its facts take as field values.
-    fields: dict[str, tuple[FieldForm, ...]]
+    fields: dict[SensitiveCategory, tuple[FieldForm, ...]]
     #: Per document type name of taxonomy.yaml, its skeletons.
-    layouts: dict[str, tuple[Layout, ...]]
+    layouts: dict[DocTypeName, tuple[Layout, ...]]
     #: The system prompt of notes and topic-only documents (the writer's of generation.yaml
     #: asks for a whole detailed document, which neither is).
     system: str = Field(min_length=1)
@@ -162,7 +214,7 @@ class Shapes(StrictModel):
     #: {words}, the persona's fields. The clause facts follow, as facts.yaml's writer asks.
     notes_instruction: str = Field(min_length=1)
     #: Per category, the subjects of topic-only documents.
-    topics: dict[str, tuple[Topic, ...]]
+    topics: dict[SensitiveCategory, tuple[Topic, ...]]
     #: Asks the model for a topic-only document; placeholders: {type}, {subject}, {words}
     #: (no persona field: a topic document is about no one).
     topic_instruction: str = Field(min_length=1)
@@ -171,23 +223,11 @@ class Shapes(StrictModel):
     #: Notes shorter than this (characters) are rejected (`too_short`).
     min_notes_chars: int = Field(60, ge=1)
 
-    def check_against(self, categories: list[str], type_categories: Mapping[str, set[str]]) -> None:
-        """ValueError naming the first thing the other pack files do not define: a category
-        without field forms or topics, a layout of an unknown document type; a
-        `ShapeProblem` at its key for a part or value list that composes badly or too few
-        values, or a skeleton naming a field label none of its type's categories has.
+    def check_against(self, type_categories: Mapping[str, set[str]]) -> None:
+        """A `ShapeProblem` at its key for a part or value list that composes badly or too
+        few values, or a skeleton naming a field label none of its type's categories has
+        (categories and document types are checked on load, from the loader's context).
         `type_categories`: each document type of taxonomy.yaml, and the categories listing it."""
-        for category in categories:
-            if not self.fields.get(category):
-                raise ValueError(f"fields: no field forms for the category {category!r}")
-            if not self.topics.get(category):
-                raise ValueError(f"topics: no topic list for the category {category!r}")
-        for name in self.layouts:
-            if name not in type_categories:
-                raise ValueError(f"layouts: {name!r} is no document type of taxonomy.yaml")
-        for category in (*self.fields, *self.topics):
-            if category not in categories:
-                raise ValueError(f"unknown sensitive category {category!r}")
         self._check_values()
         self._check_labels(type_categories)
 

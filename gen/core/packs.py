@@ -235,17 +235,17 @@ class LanguagePack:
                 f"{path}: not found; layout and topic-only documents need the pack's "
                 "shapes.yaml (docs/generation.md, document shapes)"
             )
-        shapes = load_model(path, Shapes)
         type_categories: dict[str, set[str]] = {}
         for category, prompts in self.taxonomy.items():
             for doc_type in prompts.doc_types:
                 type_categories.setdefault(doc_type.name, set()).add(category)
+        shapes = load_model(
+            path, Shapes, sensitive=self.categories.sensitive, doc_types=set(type_categories)
+        )
         try:
-            shapes.check_against(self.categories.sensitive, type_categories)
+            shapes.check_against(type_categories)
         except ShapeProblem as exc:
             raise ConfigError(located_message(path, exc.loc, str(exc))) from None
-        except ValueError as exc:
-            raise ConfigError(f"{path}: {exc}") from None
         return shapes
 
     def doc_types(self, category: str) -> list[DocType]:

@@ -104,6 +104,37 @@ def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:
     return line
 
 
+#: Brackets a list value opens and closes.
+_CLOSING = {"(": ")", "[": "]", "{": "}", "«": "»"}
+
+
+def check_balanced(value: str) -> str:
+    """`value` if its brackets and double quotes are balanced, else ValueError: YAML cuts an
+    unquoted item of a `[a, b]` list at every comma, so `[Two (theft 2015, assault 2018)]`
+    is two values, each with half a bracket, and each would become a span."""
+    problem = _unbalanced(value)
+    if problem:
+        raise ValueError(
+            f"the value {value!r} has {problem}; YAML cuts an unquoted list item at every "
+            "comma: write the value in quotes"
+        )
+    return value
+
+
+def _unbalanced(value: str) -> str | None:
+    expected: list[str] = []
+    for char in value:
+        if char in _CLOSING:
+            expected.append(_CLOSING[char])
+        elif char in _CLOSING.values() and (not expected or expected.pop() != char):
+            return f"a {char!r} that nothing opened"
+    if expected:
+        return f"a bracket left open (no {expected[-1]!r})"
+    if value.count('"') % 2 or sum(value.count(quote) for quote in "„“”") % 2:
+        return "an odd number of double quotes"
+    return None
+
+
 def validation_messages(path: Path, data: Any, exc: ValidationError) -> list[str]:
     """Every validation error, each as `file: line N: key a.b: what was expected`."""
     return [_message(path, data, error) for error in exc.errors()]
@@ -121,7 +152,8 @@ def _message(path: Path, data: Any, error: Any) -> str:
 
 
 def _located(path: Path, data: Any, loc: tuple[int | str, ...], what: str) -> str:
-    key = ".".join(str(part) for part in loc) or "(top level)"
+    # pydantic ends the location of a refused mapping key with "[key]": the key names it
+    key = ".".join(str(part) for part in loc if part != "[key]") or "(top level)"
     line = _line_of(data, loc)
     where = f" line {line}:" if line else ""
     return f"{path}:{where} {key}: {what}"

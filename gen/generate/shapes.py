@@ -28,7 +28,7 @@ from datetime import timedelta
 from gen.backends.prompting import PromptParts
 from gen.core.composition import Half, compose, half_of
 from gen.core.errors import UsageError
-from gen.core.pack_shapes import FIELDS_SLOT, NOTES_SLOT, Layout
+from gen.core.pack_shapes import FIELDS_SLOT, NOTES_SLOT, Layout, Topic
 from gen.core.packs import LanguagePack
 from gen.core.placeholders import template_pieces
 from gen.core.seeds import derive_seed
@@ -127,13 +127,19 @@ def shape_rng(seed: int, plan_key: str, index: int) -> random.Random:
     return random.Random(derive_seed(seed, plan_key, index, "shape"))
 
 
+def draw_topic(pack: LanguagePack, category: str, rng: random.Random) -> Topic:
+    """The topic of a topic-only document, drawn right after its shape (`gen plan` counts
+    the types of a plan's topic documents with it, without building the items)."""
+    return rng.choice(pack.shapes.topics[category])
+
+
 def topic_item_parts(
     pack: LanguagePack, category: str, rng: random.Random
 ) -> tuple[str, int, PromptParts]:
     """Document type, words and prompt of a topic-only document of `category`: no persona's
     value is in it, nor may be filled into it."""
     shapes = pack.shapes
-    topic = rng.choice(shapes.topics[category])
+    topic = draw_topic(pack, category, rng)
     values = {"type": topic.type, "subject": topic.subject, "words": shapes.topic_words}
     parts = PromptParts(
         system=shapes.system,

@@ -23,7 +23,6 @@ from typing import Any
 
 from gen.core.files import check_writable, write_atomic, write_json_atomic
 from gen.core.progress import progress_stage, say
-from gen.core.records import Record
 from gen.core.staging import folder_lock, new_staging, remove_leftovers, swap_in
 from gen.evaluate.report import render_text
 from gen.predict.loader import DETECTOR_FILE, trainer_class
@@ -31,7 +30,7 @@ from gen.train import Trainer, TrainSettings
 from gen.train.card import model_card
 from gen.train.curve import CurvePoint, CurveState, summarize, write_curve
 from gen.train.data import TrainingData, dataset_labels, load_training_data
-from gen.train.scoring import ScoredSet, load_gold, score_detector, unseen_gold
+from gen.train.scoring import GoldSet, ScoredSet, gold_set, load_gold, score_sets
 
 
 @dataclass
@@ -45,8 +44,9 @@ class TrainReport:
     reexported: str | None = None
     #: Staging folders of killed trainings into the same folder, removed first.
     removed_leftovers: list[Path] = field(default_factory=list)
-    #: Gold ids not scored: they are in the train or dev split (gen build --sources gold).
-    gold_left_out: list[str] = field(default_factory=list)
+    #: The gold set scored: its ids left out (in the train or dev split, gen build --sources
+    #: gold) and its documents the dataset changed (None: no --gold).
+    gold: GoldSet | None = None
 
 
 #: Where the tables of `gen train` (which has no `--format json`) say the scores are whole.
@@ -72,25 +72,23 @@ def train_detector(
     check_writable(out, "--out" if given else "model folder", replaced_folder=True)
     gold_records = load_gold(gold, dataset_labels(run)) if gold else None
     data = load_training_data(run, trainer.export_format, trainer.export_settings(settings))
-    gold_left_out: list[str] = []
-    if gold_records is not None:
-        gold_records, gold_left_out = unseen_gold(gold_records, data)
+    gold_scored = gold_set(gold_records, data) if gold_records is not None else None
     work = out.with_name(f".{out.name}.work")
     with folder_lock(out.parent, out.name, f"`gen train` into {out}"):
         removed = remove_leftovers(out.parent, out.name)
         staging = new_staging(out.parent, out.name)
         try:
             work.mkdir(exist_ok=True)
-            state = _curve_state(settings, data, curve_shares, work, gold_records)
+            state = _curve_state(settings, data, curve_shares, work, gold_scored)
             with progress_stage("full train split") if curve_shares else nullcontext():
                 seconds, info, scored = _train_and_score(
-                    trainer, data, settings, staging, work / "full", gold_records
+                    trainer, data, settings, staging, work / "full", gold_scored
                 )
             curve = []
             if curve_shares:
                 full = CurvePoint(1.0, len(data.train_ids), seconds, _summaries(scored))
                 curve = _learning_curve(
-                    trainer, data, settings, curve_shares, state, gold_records, full
+                    trainer, data, settings, curve_shares, state, gold_scored, full
                 )
                 write_curve(staging, curve)
             _write_outputs(staging, run, settings, info, data, scored, seconds, curve)
@@ -101,7 +99,7 @@ def train_detector(
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
-    return TrainReport(out, info, seconds, scored, curve, data.reexported, removed, gold_left_out)
+    return TrainReport(out, info, seconds, scored, curve, data.reexported, removed, gold_scored)
 
 
 def _keep_if_resumable(work: Path) -> None:
@@ -120,7 +118,7 @@ def _train_and_score(
     settings: TrainSettings,
     folder: Path,
     work: Path,
-    gold: list[Record] | None,
+    gold: GoldSet | None,
 ) -> tuple[float, dict[str, Any], list[ScoredSet]]:
     work.mkdir(parents=True, exist_ok=True)
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -129,11 +127,7 @@ def _train_and_score(
     # CPU time of this process: on a shared machine it says more than the wall clock.
     info["train_cpu_seconds"] = round(time.process_time() - cpu_started, 1)
     write_json_atomic(folder / DETECTOR_FILE, info)
-    detector = trainer.load(folder, info)
-    scored = [score_detector("test", detector, data.splits["test"])]
-    if gold:
-        scored.append(score_detector("gold", detector, gold, judge_all_labels=False))
-    return seconds, info, scored
+    return seconds, info, score_sets(trainer.load(folder, info), data, gold)
 
 
 def _summaries(scored: list[ScoredSet]) -> dict[str, dict[str, float]]:
@@ -145,7 +139,7 @@ def _curve_state(
     data: TrainingData,
     shares: list[float] | None,
     work: Path,
-    gold: list[Record] | None,
+    gold: GoldSet | None,
 ) -> CurveState:
     """The points an interrupted run of the same curve finished (said, when there are)."""
     key = hashlib.sha256(
@@ -168,7 +162,7 @@ def _learning_curve(
     settings: TrainSettings,
     shares: list[float],
     state: CurveState,
-    gold: list[Record] | None,
+    gold: GoldSet | None,
     full: CurvePoint,
 ) -> list[CurvePoint]:
     work = state.path.parent
