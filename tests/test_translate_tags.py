@@ -66,6 +66,7 @@ def test_tag_names_are_read_loosely_but_unknown_ones_stay_text() -> None:
     assert resolve("Politics") == "politic"
     assert resolve(" person ") == "PERSON"
     assert resolve("br") is None
+    assert label_resolver(["ORGANIZATION", "LOCATION"])("ORGANIZAZION") == "ORGANIZATION"
     read = read_tags("a <b>bold</b> <politics>vote</politics>", ["politic"])
     assert read.text == "a <b>bold</b> vote"
     assert [(p.label, read.text[p.start : p.end]) for p in read.passages] == [("politic", "vote")]

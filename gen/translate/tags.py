@@ -3,9 +3,9 @@ with the passage that carries it.
 
 Only tags named by a label of the piece's spans count (compared as
 `labeling.strategies.inline_tags.tag_key` compares them, so `<Health>` and `<health >` are
-one tag, and a name one plural or suffix away from a single label, `<politics>` for
-`politic`, is read as it); any other `<...>` is text. Tags pair up as brackets do: a
-closing tag closes the innermost open tag of its label. What does not pair is not
+one tag; a name a suffix or a typo away from one label, `<politics>` for `politic` or
+`<ORGANIZAZION>` for `ORGANIZATION`, is read as it); any other `<...>` is text. Tags pair
+up as brackets do: a closing tag closes the innermost open tag of its label. What does not pair is not
 repaired by a guess: a tag left open, a closing tag never opened, an empty tag give no
 passage, and are reported.
 
@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from rapidfuzz.distance import Levenshtein
+
 from gen.core.records import Span
 from gen.text.words import trim_whitespace
 from labeling.strategies.inline_tags import tag_key
@@ -29,6 +31,8 @@ from labeling.strategies.inline_tags import tag_key
 _TAG = re.compile(r"<\s*(/?)\s*([^\W\d][\w\- ]{0,40}?)\s*(/?)\s*>")
 #: How far a tag's name may run past a label's and still be read as it (`politics`).
 _SUFFIX_SLACK = 3
+#: How alike a misspelt tag name must be to a label's (normalized Levenshtein similarity).
+_SPELLING = 0.8
 
 # Why a tag gave no passage.
 UNCLOSED = "tag_unclosed"
@@ -67,6 +71,12 @@ def label_resolver(labels: Sequence[str]) -> Callable[[str], str | None]:
             for known, label in keys.items()
             if len(known) >= 4 and key.startswith(known) and len(key) - len(known) <= _SUFFIX_SLACK
         ]
+        if not near:
+            near = [
+                label
+                for known, label in keys.items()
+                if len(known) >= 5 and Levenshtein.normalized_similarity(key, known) >= _SPELLING
+            ]
         return near[0] if len(near) == 1 else None
 
     return resolve
