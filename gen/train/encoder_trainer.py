@@ -42,15 +42,10 @@ from gen.text.token_offsets import TextNotMapped
 from gen.train import TrainSettings, require
 from gen.train.data import TrainingData
 from gen.train.encoder_detector import FORMAT, HEAD_FILE, IDENTIFIERS, EncoderDetector
-from gen.train.encoder_features import (
-    EncoderSpec,
-    shared_cache,
-    text_units,
-    unit_features,
-    unit_labels,
-)
+from gen.train.encoder_features import EncoderSpec, shared_cache, unit_features, unit_labels
 from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
 from gen.train.spacy_trainer import SpacyTrainer
+from gen.train.units import text_units
 
 
 def encoder_path(settings: TrainSettings) -> Path:
