@@ -29,7 +29,7 @@ from gen.train.run import WHOLE_SCORES, train_detector
     show_default=True,
     help="spacy: CPU, nothing downloaded; encoder: a head over --encoder's vectors (CPU, "
     "learns special categories from tens of documents); transformers: fine-tunes --base-model "
-    "(GPU advised).",
+    "(CPU or GPU).",
 )
 @click.option(
     "--out",
@@ -85,7 +85,7 @@ from gen.train.run import WHOLE_SCORES, train_detector
     "--batch-size",
     type=click.IntRange(min=1),
     default=None,
-    show_default="spacy 200, transformers 16",
+    show_default="spacy 200, transformers 8",
     help="spacy: words per batch; transformers: windows per batch.",
 )
 @click.option(
@@ -105,22 +105,23 @@ from gen.train.run import WHOLE_SCORES, train_detector
 @click.option(
     "--length",
     type=click.IntRange(min=1),
-    default=100,
+    default=256,
     show_default=True,
     help="transformers: window length in tokens.",
 )
 @click.option(
     "--stride",
     type=click.IntRange(min=0),
-    default=20,
+    default=64,
     show_default=True,
     help="transformers: overlap between windows in tokens.",
 )
 @click.option(
     "--class-weights",
-    default="inverse",
+    default="sqrt",
     show_default=True,
-    help="transformers: inverse (tag frequency), none, or a JSON file {tag: weight}.",
+    help="transformers: sqrt or inverse (of the tag frequency), none, or a JSON file "
+    "{tag: weight}.",
 )
 @click.option(
     "--device",
@@ -128,6 +129,27 @@ from gen.train.run import WHOLE_SCORES, train_detector
     default="auto",
     show_default=True,
     help="transformers: where to train; auto takes CUDA when torch sees it.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    show_default="the cores this process may use",
+    help="transformers: torch threads.",
+)
+@click.option(
+    "--train-embeddings",
+    is_flag=True,
+    default=False,
+    help="transformers: fine-tune the word embeddings too (frozen by default: most of the "
+    "weights, and what a few hundred documents teach least).",
+)
+@click.option(
+    "--snap-to-units/--no-snap-to-units",
+    default=True,
+    show_default=True,
+    help="transformers: the labels that score higher on dev when their predictions snap to "
+    "--unit units do so.",
 )
 @click.option(
     "--encoder",
@@ -142,7 +164,7 @@ from gen.train.run import WHOLE_SCORES, train_detector
     type=click.Choice(UNITS),
     default="clause",
     show_default=True,
-    help="encoder: what one predicted span covers.",
+    help="encoder: what one predicted span covers; transformers: what predictions snap to.",
 )
 @click.option(
     "--unit-cover",
@@ -150,7 +172,8 @@ from gen.train.run import WHOLE_SCORES, train_detector
     default=0.5,
     show_default=True,
     help="encoder: a unit learns a label whose spans cover this share of it (or that holds "
-    "most of one of its spans).",
+    "most of one of its spans); transformers: a unit takes a snapped label this share of its "
+    "words have.",
 )
 @click.option(
     "--fill-unplanned",

@@ -71,7 +71,10 @@ class EncoderTrainer:
             raise UsageError(f"--encoder {path}: file not found; expected a .gguf model file")
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
-        unused = dict.fromkeys(("length", "stride", "class_weights", "device"), "--trainer encoder")
+        transformers = ("length", "stride", "class_weights", "device", "threads")
+        unused = dict.fromkeys(
+            (*transformers, "train_embeddings", "snap_to_units"), "--trainer encoder"
+        )
         if settings.identifiers == "none":
             names = ("base_model", "epochs", "patience", "batch_size", "learning_rate")
             unused |= dict.fromkeys(
