@@ -53,7 +53,8 @@ from gen.generate.placed_facts import no_fact_from_another_source
 from gen.predict.detector import Detector
 from gen.train import TrainSettings
 from gen.train.data import TrainingData
-from gen.train.encoder_trainer import EncoderTrainer, special_labels
+from gen.train.encoder_trainer import EncoderTrainer
+from gen.train.units import special_labels
 from labeling.refind import refound
 
 

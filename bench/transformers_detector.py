@@ -56,8 +56,8 @@ from gen.importing.inputs import expand_lists
 from gen.text.units import UNITS
 from gen.train import CLASS_WEIGHTS, DEVICES, TrainSettings
 from gen.train.data import TrainingData
-from gen.train.encoder_trainer import special_labels
 from gen.train.transformers_trainer import TransformersTrainer
+from gen.train.units import special_labels
 
 LABEL_SETS = ("special", "identifiers", "all")
 

@@ -30,9 +30,8 @@ from gen.text.token_offsets import TextNotMapped, token_offsets
 from gen.train import TrainSettings
 from gen.train.encoder_detector import HEAD_FILE, IDENTIFIERS, cut_around
 from gen.train.encoder_features import EncoderSpec, TokenVectorCache, unit_features, unit_labels
-from gen.train.encoder_trainer import special_labels
 from gen.train.run import train_detector
-from gen.train.units import text_units
+from gen.train.units import special_labels, text_units
 from scraping.queries.generate import generate_queries
 
 pytest.importorskip("sklearn")

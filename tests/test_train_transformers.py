@@ -353,21 +353,23 @@ def test_a_unit_takes_the_label_most_of_its_words_have_and_the_others_lose_it():
 
 
 def test_labels_snap_to_units_only_where_that_scores_higher_on_held_out_documents():
+    """health gains by snapping; PERSON would too, but an identifier is never a unit."""
     from gen.train.transformers_dev import HeldOut
 
-    text = "Anna Rossi has had diabetes since 2019; she lives in Rome."
-    clause = (text.index("has"), text.index(";"))
+    text = "She has had diabetes since 2019; she lives in Rome.\nAnna Maria Rossi"
+    name = text.index("Anna Maria Rossi")
     record = Record("r", text, "health", "note", "en", "gold", [
-        Span(*clause, "health", "gold"),
-        Span(0, len("Anna Rossi"), "PERSON", "gold"),
+        Span(0, text.index(";"), "health", "gold"),
+        Span(name, len(text), "PERSON", "gold"),
     ])  # fmt: skip
     tags = ["O", "I-PERSON", "I-health"]
     words = word_spans(text)
     gold = np.array([tags.index(t) for t in word_tags(words, record.spans)])
     held = HeldOut([record], tags, [words], [gold])
-    names = [text[a:b] for a, b in words]
     probabilities = np.eye(3)[gold] * 0.9 + 0.03
-    probabilities[names.index("has")] = [0.9, 0.05, 0.05]  # one word of the clause missed
+    missed = [text.index("has"), text.rindex("Rossi")]  # a word of each missed
+    for start in missed:
+        probabilities[[a for a, _ in words].index(start)] = [0.96, 0.02, 0.02]
     choice = held.choose([probabilities], "clause", 0.5)
-    assert choice.snapped == ["health"] and choice.scores["f1"] == pytest.approx(1.0)
+    assert choice.snapped == ["health"]
     assert held.choose([probabilities]).snapped == []

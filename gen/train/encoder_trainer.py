@@ -45,16 +45,11 @@ from gen.train.encoder_detector import FORMAT, HEAD_FILE, IDENTIFIERS, EncoderDe
 from gen.train.encoder_features import EncoderSpec, shared_cache, unit_features, unit_labels
 from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
 from gen.train.spacy_trainer import SpacyTrainer
-from gen.train.units import text_units
+from gen.train.units import special_labels, text_units
 
 
 def encoder_path(settings: TrainSettings) -> Path:
     return Path(settings.encoder) if settings.encoder else embedded_model_path()
-
-
-def special_labels() -> list[str]:
-    categories = load_categories()
-    return [categories.categories[name].label for name in categories.sensitive]
 
 
 class EncoderTrainer:

@@ -26,7 +26,7 @@ from gen.predict.detector import SOURCE
 from gen.text.words import word_spans, word_tags
 from gen.train.encoder_head import best_thresholds
 from gen.train.token_tags import decide, scored_spans, snap_to_units, softmax, word_probabilities
-from gen.train.units import text_units
+from gen.train.units import special_labels, text_units
 
 Range = tuple[int, int]
 TOKEN_THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.05), 2)
@@ -108,8 +108,9 @@ class HeldOut:
     def choose(
         self, probabilities: Sequence[np.ndarray], unit: str | None = None, cover: float = 0.5
     ) -> Choice:
-        """Thresholds with the best token F1 per label; with `unit`, the labels whose token
-        F1 is higher when their predictions (theirs alone) snap to units of that kind."""
+        """Thresholds with the best token F1 per label; with `unit`, the special categories
+        whose token F1 is higher when their predictions (theirs alone) snap to units of that
+        kind (an identifier is a few words, never a unit)."""
         labels = [tag.partition("-")[2] for tag in self.tags[1:]]
         everything = np.concatenate(probabilities) if probabilities else np.zeros((0, 1))
         gold = np.concatenate(self.gold) if self.gold else np.zeros(0, dtype=int)
@@ -122,9 +123,10 @@ class HeldOut:
             return Choice(thresholds, [], _micro(plain))
         units = [text_units(r.text, r.language or "en", unit) for r in self.records]
         better = []
+        special = set(special_labels())
         for index, label in enumerate(labels, start=1):
-            if not any((chosen == index).any() for chosen in classes):
-                continue  # never predicted: nothing to snap
+            if label not in special or not any((c == index).any() for c in classes):
+                continue  # an identifier, or never predicted: nothing to snap
             alone = self.report(self._snapped(classes, units, [index], cover), probabilities)
             if _f1(alone, label) > _f1(plain, label):
                 better.append(label)

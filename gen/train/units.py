@@ -1,5 +1,6 @@
 """A text's labeling units by its language's rules, for the detectors that label or snap
-whole units (the encoder detector; the transformers detector's `--snap-to-units`).
+whole units (the encoder detector; the transformers detector's `--snap-to-units`), and the
+labels that come in units: the special categories (an identifier is a few words).
 
 A text given without its language (`gen predict` on a folder of .txt files) is cut by the
 rules of the language the language identifier finds among the detector's training
@@ -12,13 +13,19 @@ from collections.abc import Sequence
 from functools import cache
 
 from gen.core.pack_language import UnitRules
-from gen.core.packs import load_language_pack, pack_codes, prompts_root
+from gen.core.packs import load_categories, load_language_pack, pack_codes, prompts_root
 from gen.text.language import detect_language
 from gen.text.units import split_units
 
 Range = tuple[int, int]
 #: Below this many characters the language guess is not trusted.
 MIN_CHARS_FOR_LANGUAGE = 40
+
+
+def special_labels() -> list[str]:
+    """The labels of the sensitive categories (health, politic...), in the packs' order."""
+    categories = load_categories()
+    return [categories.categories[name].label for name in categories.sensitive]
 
 
 @cache
