@@ -148,8 +148,8 @@ from gen.train.run import WHOLE_SCORES, train_detector
     "--snap-to-units/--no-snap-to-units",
     default=True,
     show_default=True,
-    help="transformers: the labels that score higher on dev when their predictions snap to "
-    "--unit units do so.",
+    help="transformers: the special categories that score higher on dev when their "
+    "predictions snap to --unit units do so.",
 )
 @click.option(
     "--encoder",

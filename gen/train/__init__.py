@@ -62,7 +62,7 @@ class TrainSettings:
     threads: int | None = None
     #: transformers: also fine-tune the word embeddings (frozen by default).
     train_embeddings: bool = False
-    #: transformers: labels whose held-out token F1 gains by it snap to `unit`s.
+    #: transformers: special categories whose held-out token F1 gains by it snap to `unit`s.
     snap_to_units: bool = True
     #: encoder: the GGUF model whose vectors the head reads (None: the embedded model).
     encoder: str | None = None
