@@ -18,7 +18,8 @@ on a CPU:
   reads a text, each label's threshold is chosen on them, and the epoch kept is the one
   with the best token micro-F1 of every label that is not negative, as `gen eval` scores
   tokens (gen.train.transformers_dev); the thresholds and, with `--snap-to-units`, the
-  labels that gain by snapping to clause units are chosen the same way on the kept epoch;
+  special categories that gain by snapping to clause units are chosen the same way on the
+  kept epoch;
 - a checkpoint is saved after each epoch in the work folder; a killed run resumes from
   the last one written whole.
 """
