@@ -373,3 +373,16 @@ def test_labels_snap_to_units_only_where_that_scores_higher_on_held_out_document
     choice = held.choose([probabilities], "clause", 0.5)
     assert choice.snapped == ["health"]
     assert held.choose([probabilities]).snapped == []
+
+
+@pytest.mark.parametrize("architecture", ["xlm-roberta", "deberta-v2"])
+def test_the_same_command_trains_another_encoder(run, tmp_path, architecture):
+    texts = [r.text for r in RecordTable(run / "dataset").read()]
+    other = make_tiny_bert(tmp_path / architecture, texts, architecture)
+    out = tmp_path / "m"
+    result = CliRunner().invoke(main, _args(run, other, out, epochs=1))
+    assert result.exit_code == 0, result.output
+    detector = load_detector(out)
+    assert detector.model.config.model_type == architecture
+    (spans,) = detector.predict([ODD])
+    check_spans(ODD, spans)
