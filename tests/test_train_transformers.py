@@ -318,6 +318,18 @@ def test_a_base_folder_without_a_fast_tokenizer_is_refused_in_one_line(run, base
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow"]
 
 
+def test_windows_longer_than_the_model_reads_are_refused_in_one_line(trained, run, base, tmp_path):
+    result = CliRunner().invoke(main, _args(run, base, tmp_path / "m", "--length", "200"))
+    assert result.exit_code == 2 and not (tmp_path / "m").exists()
+    (line,) = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert "--length 200 is longer than the 128 tokens the model reads" in line
+    source = tmp_path / "input.jsonl"
+    source.write_text(json.dumps({"id": "a", "text": ODD}) + "\n")
+    args = ["predict", str(source), "--model", str(trained), "--out", str(tmp_path / "p.jsonl")]
+    result = CliRunner().invoke(main, [*args, "--window", "500"])
+    assert result.exit_code == 2 and "--window 500 is longer than the 128 tokens" in result.output
+
+
 def test_class_weights(tmp_path, run, base):
     from gen.train.transformers_loop import class_weights
 

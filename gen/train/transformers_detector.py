@@ -17,6 +17,7 @@ line naming the file, exit status 2.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,22 @@ def device_for(name: str) -> str:
     if name == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda: torch sees no CUDA device")
     return name
+
+
+def check_window(folder: Path, window: int, option: str) -> None:
+    """Refuse windows longer than the model reads: `model_max_length` of its
+    `tokenizer_config.json`, where it says (a longer window would index past its
+    position embeddings)."""
+    path = Path(folder) / "tokenizer_config.json"
+    try:
+        longest = json.loads(path.read_text(encoding="utf-8")).get("model_max_length")
+    except (OSError, ValueError, AttributeError):
+        return
+    if isinstance(longest, int) and window > longest:
+        raise UsageError(
+            f"{option} {window} is longer than the {longest} tokens the model reads "
+            f"(model_max_length in {path})"
+        )
 
 
 def set_threads(threads: int | None) -> int:
@@ -134,6 +151,7 @@ class TransformersDetector:
     def __init__(self, folder: Path, raw: dict[str, Any]) -> None:
         info = read_info(folder, raw)
         model_folder = Path(folder) / MODEL
+        check_window(model_folder, info.window, "--window")
         self.tokenizer = load_tokenizer(model_folder)
         cut_into_windows(self.tokenizer, info.window, info.overlap)
         try:

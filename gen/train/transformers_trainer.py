@@ -49,6 +49,7 @@ from gen.train.transformers_detector import (
     FORMAT,
     MODEL,
     TransformersDetector,
+    check_window,
     device_for,
     set_threads,
 )
@@ -110,7 +111,7 @@ class TransformersTrainer:
     export_format: ClassVar[str] = "hf-tokens"
 
     def check(self, settings: TrainSettings) -> None:
-        base_folder(settings)
+        check_window(base_folder(settings), settings.length, "--length")
         device_for(settings.device)
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
