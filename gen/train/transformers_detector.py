@@ -205,10 +205,13 @@ class TransformersDetector:
         return found
 
     def _logits(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
-        """Each window's (tokens, tags) logits, its padding left out."""
-        out: list[np.ndarray] = []
-        for start in range(0, len(windows), BATCH):
-            batch = [torch.tensor(ids) for ids in windows[start : start + BATCH]]
+        """Each window's (tokens, tags) logits, its padding left out. Windows of like
+        length share a batch, so a short text's window is not padded to a long one's."""
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i]))
+        out: list[np.ndarray] = [np.zeros(0)] * len(windows)
+        for start in range(0, len(order), BATCH):
+            chosen = order[start : start + BATCH]
+            batch = [torch.tensor(windows[i]) for i in chosen]
             pad = torch.nn.utils.rnn.pad_sequence
             ids = pad(batch, batch_first=True, padding_value=self.pad)
             mask = pad([torch.ones_like(t) for t in batch], batch_first=True, padding_value=0)
@@ -216,7 +219,6 @@ class TransformersDetector:
                 logits = self.model(
                     input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
                 ).logits
-            out += [
-                row[: len(t)].float().cpu().numpy() for row, t in zip(logits, batch, strict=True)
-            ]
+            for index, row, t in zip(chosen, logits, batch, strict=True):
+                out[index] = row[: len(t)].float().cpu().numpy()
         return out
