@@ -53,7 +53,8 @@ from gen.generate.placed_facts import no_fact_from_another_source
 from gen.predict.detector import Detector
 from gen.train import TrainSettings
 from gen.train.data import TrainingData
-from gen.train.encoder_trainer import EncoderTrainer, special_labels
+from gen.train.encoder_trainer import EncoderTrainer
+from gen.train.units import special_labels
 from labeling.refind import refound
 
 
@@ -92,11 +93,16 @@ def has_skeleton(record: Record) -> bool:
     return (record.doc_type or "").lower() in {name.lower() for name in layouts}
 
 
-def score(detector: Detector, gold: list[Record]) -> dict:
-    special = set(special_labels())
+def score(detector: Detector, gold: list[Record], labels: set[str] | None = None) -> dict:
+    """Token scores of the gold spans of `labels` (the special categories by default): the
+    detector's spans of other labels count as nothing."""
+    special = set(special_labels()) if labels is None else labels
     predicted = detector.predict([r.text for r in gold])
     keep = [dataclasses.replace(r, spans=[s for s in r.spans if s.label in special]) for r in gold]
-    pred = [dataclasses.replace(r, spans=spans) for r, spans in zip(gold, predicted, strict=True)]
+    pred = [
+        dataclasses.replace(r, spans=[s for s in spans if s.label in special])
+        for r, spans in zip(gold, predicted, strict=True)
+    ]
     report = evaluate(keep, pred).groups["all"]
     per_label = report.token_scores.per_label
     languages = sorted({r.language for r in gold})
@@ -230,6 +236,10 @@ def mean_of(size: int, name: str, runs: list[dict]) -> dict:
     per_label = {
         k: round(sum(r["per_label"].get(k, 0.0) for r in runs) / len(runs), 3) for k in labels
     }
+    languages = runs[0]["by_language"]
+    by_language = {
+        k: round(sum(r["by_language"].get(k, 0.0) for r in runs) / len(runs), 3) for k in languages
+    }
     spread = [r["micro_f1"] for r in runs]
     return {
         "mean_of_seeds": [r["seed"] for r in runs],
@@ -238,6 +248,7 @@ def mean_of(size: int, name: str, runs: list[dict]) -> dict:
         **mean,
         "range": [min(spread), max(spread)],
         "per_label": per_label,
+        "by_language": by_language,
     }
 
 

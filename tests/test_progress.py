@@ -22,4 +22,21 @@ def test_a_count_that_stops_short_of_its_total_is_said_once_at_the_end(capsys) -
         for _ in range(4):
             bar.advance()
     lines = capsys.readouterr().err.splitlines()
-    assert lines == ["train spacy ner: 1/10", "train spacy ner: 4/10"]
+    assert [line.split(" left ")[0] for line in lines] == [
+        "train spacy ner: 1/10",
+        "train spacy ner: 4/10",
+    ]
+
+
+def test_a_log_line_says_the_time_left_at_the_speed_of_this_run(capsys, monkeypatch) -> None:
+    """A resumed run (its count starting at 40) estimates from its own items only."""
+    clock = iter([100.0, 106.0, 112.0])
+    monkeypatch.setattr("gen.core.progress.time.monotonic", lambda: next(clock))
+    with progress("train transformers", 100, done=40) as bar:
+        bar.advance(2, epoch="4.2")
+        bar.log_every = 0
+        bar.advance(2)
+    assert capsys.readouterr().err.splitlines() == [
+        "train transformers: 42/100 left 0:02:54 epoch=4.2",
+        "train transformers: 44/100 left 0:02:48 epoch=4.2",
+    ]

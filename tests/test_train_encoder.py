@@ -30,15 +30,9 @@ from gen.predict.loader import load_detector
 from gen.text.token_offsets import TextNotMapped, token_offsets
 from gen.train import TrainSettings
 from gen.train.encoder_detector import HEAD_FILE, IDENTIFIERS, cut_around
-from gen.train.encoder_features import (
-    EncoderSpec,
-    TokenVectorCache,
-    text_units,
-    unit_features,
-    unit_labels,
-)
-from gen.train.encoder_trainer import special_labels
+from gen.train.encoder_features import EncoderSpec, TokenVectorCache, unit_features, unit_labels
 from gen.train.run import train_detector
+from gen.train.units import special_labels, text_units
 from scraping.queries.generate import generate_queries
 
 pytest.importorskip("sklearn")

@@ -85,7 +85,7 @@ def test_gold_labels_that_do_not_match(run, tmp_path):
             "base model /nonexistent not found",
         ),
         (["--learning-curve", "0,2"], "--learning-curve"),
-        (["--class-weights", "sqrt"], "--class-weights 'sqrt'"),
+        (["--class-weights", "log"], "--class-weights 'log'"),
     ],
 )
 def test_bad_options(run, tmp_path, options, message):

@@ -1,4 +1,5 @@
-"""A tiny BERT and its tokenizer, made on the spot from a config (nothing downloaded)."""
+"""A tiny BERT and its tokenizer, made on the spot from a config (nothing downloaded); the
+same tokenizer under a tiny XLM-R or DeBERTa-v2 stands for the other encoders users give."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def make_tiny_bert(folder: Path, texts: Sequence[str]) -> Path:
+def make_tiny_bert(folder: Path, texts: Sequence[str], architecture: str = "bert") -> Path:
+    import transformers
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
@@ -31,13 +33,20 @@ def make_tiny_bert(folder: Path, texts: Sequence[str]) -> Path:
     )
     folder.mkdir(parents=True, exist_ok=True)
     fast.save_pretrained(folder)
-    config = BertConfig(
+    config_class, model_class = {
+        "bert": ("BertConfig", "BertModel"),
+        "xlm-roberta": ("XLMRobertaConfig", "XLMRobertaModel"),
+        "deberta-v2": ("DebertaV2Config", "DebertaV2Model"),
+    }[architecture]
+    config = getattr(transformers, config_class)(
         vocab_size=tokenizer.get_vocab_size(),
         hidden_size=32,
         num_hidden_layers=1,
         num_attention_heads=2,
         intermediate_size=64,
-        max_position_embeddings=128,
+        # XLM-R counts positions from its padding id + 1.
+        max_position_embeddings=130,
+        pad_token_id=tokenizer.token_to_id("[PAD]"),
     )
-    BertModel(config).save_pretrained(folder)
+    getattr(transformers, model_class)(config).save_pretrained(folder)
     return folder

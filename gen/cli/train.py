@@ -31,7 +31,7 @@ from gen.train.scoring import GoldSet
     show_default=True,
     help="spacy: CPU, nothing downloaded; encoder: a head over --encoder's vectors (CPU, "
     "learns special categories from tens of documents); transformers: fine-tunes --base-model "
-    "(GPU advised).",
+    "(CPU or GPU).",
 )
 @click.option(
     "--out",
@@ -87,7 +87,7 @@ from gen.train.scoring import GoldSet
     "--batch-size",
     type=click.IntRange(min=1),
     default=None,
-    show_default="spacy 200, transformers 16",
+    show_default="spacy 200, transformers 8",
     help="spacy: words per batch; transformers: windows per batch.",
 )
 @click.option(
@@ -107,22 +107,23 @@ from gen.train.scoring import GoldSet
 @click.option(
     "--length",
     type=click.IntRange(min=1),
-    default=100,
+    default=256,
     show_default=True,
     help="transformers: window length in tokens.",
 )
 @click.option(
     "--stride",
     type=click.IntRange(min=0),
-    default=20,
+    default=64,
     show_default=True,
     help="transformers: overlap between windows in tokens.",
 )
 @click.option(
     "--class-weights",
-    default="inverse",
+    default="sqrt",
     show_default=True,
-    help="transformers: inverse (tag frequency), none, or a JSON file {tag: weight}.",
+    help="transformers: sqrt or inverse (of the tag frequency), none, or a JSON file "
+    "{tag: weight}.",
 )
 @click.option(
     "--device",
@@ -130,6 +131,27 @@ from gen.train.scoring import GoldSet
     default="auto",
     show_default=True,
     help="transformers: where to train; auto takes CUDA when torch sees it.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    show_default="the cores this process may use",
+    help="transformers: torch threads.",
+)
+@click.option(
+    "--train-embeddings",
+    is_flag=True,
+    default=False,
+    help="transformers: fine-tune the word embeddings too (frozen by default: most of the "
+    "weights, and what a few hundred documents teach least).",
+)
+@click.option(
+    "--snap-to-units/--no-snap-to-units",
+    default=True,
+    show_default=True,
+    help="transformers: the special categories that score higher on dev when their "
+    "predictions snap to --unit units do so.",
 )
 @click.option(
     "--encoder",
@@ -144,7 +166,7 @@ from gen.train.scoring import GoldSet
     type=click.Choice(UNITS),
     default="clause",
     show_default=True,
-    help="encoder: what one predicted span covers.",
+    help="encoder: what one predicted span covers; transformers: what predictions snap to.",
 )
 @click.option(
     "--unit-cover",
@@ -152,7 +174,8 @@ from gen.train.scoring import GoldSet
     default=0.5,
     show_default=True,
     help="encoder: a unit learns a label whose spans cover this share of it (or that holds "
-    "most of one of its spans).",
+    "most of one of its spans); transformers: a unit takes a snapped label this share of its "
+    "words have.",
 )
 @click.option(
     "--fill-unplanned",

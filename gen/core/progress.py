@@ -55,6 +55,12 @@ class ProgressReporter:
     _last_log: float = 0.0
     _logged: int | None = None
     log_every: float = 10.0
+    #: When the reporter was made, and its count then (a resumed run's own speed).
+    _started: float = 0.0
+    _start_count: int = 0
+
+    def __post_init__(self) -> None:
+        self._started, self._start_count = time.monotonic(), self.done
 
     def advance(self, n: int = 1, **fields: object) -> None:
         reached = self.done < self.total <= self.done + n
@@ -77,7 +83,17 @@ class ProgressReporter:
         if final or now - self._last_log >= self.log_every:
             self._last_log = now
             self._logged = self.done
-            print(f"{self.description}: {self.done}/{self.total} {extra}".rstrip(), file=sys.stderr)
+            parts = (f"{self.description}: {self.done}/{self.total}", self._left(now), extra)
+            print(" ".join(part for part in parts if part), file=sys.stderr)
+
+    def _left(self, now: float) -> str:
+        """`left H:MM:SS` at the speed of this run so far (as the bar's ETA column), or ""
+        before anything is done or once everything is."""
+        done = self.done - self._start_count
+        if done <= 0 or self.done >= self.total:
+            return ""
+        seconds = round((now - self._started) / done * (self.total - self.done))
+        return f"left {seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
     def finish(self) -> None:
         """The last count, when the log lines have not said it yet (a total that grew)."""

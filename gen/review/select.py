@@ -4,7 +4,8 @@ A reviewer's hour is best spent where the trained detector is wrong or unsure, n
 documents it already gets right. Three rules rank a pool of records:
 
 - `uncertain`: the records the detector is least sure about. A detector with
-  `unit_scores` (the encoder detector) gives each unit class probabilities; a unit's
+  `unit_scores` (the encoder detector's units, the transformers detector's words) gives
+  each unit class probabilities; a unit's
   doubt is how close its best sensitive label's probability p is to that label's
   threshold t, 1 - |p - t| / max(t, 1 - t) (1 at the threshold, 0 at the far end), and a
   record's is the largest over its units, so one unit right at its threshold ranks the
@@ -116,7 +117,7 @@ def uncertainty_scores(
 ) -> tuple[list[float], dict[str, str]]:
     """Each record's doubt, from unit probabilities where the detector gives them, else
     from its span scores; and the records it could not read (doubt 0)."""
-    scorer: Any = detector  # the encoder detector has unit_scores and thresholds
+    scorer: Any = detector  # the encoder and transformers detectors: unit_scores, thresholds
     if not hasattr(scorer, "unit_scores"):
         predicted = predict_records(detector, records, description="select")
         found = {r.id: span_uncertainty(r.spans) for r in predicted.records}

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from gen.train.data import TrainingData
 
 SPACY_COMPONENTS = ("ner", "spancat")
-CLASS_WEIGHTS = ("inverse", "none")
+CLASS_WEIGHTS = ("sqrt", "inverse", "none")
 DEVICES = ("auto", "cpu", "cuda")
 IDENTIFIER_MODELS = ("spacy", "none")
 
@@ -50,17 +50,27 @@ class TrainSettings:
     component: str = "ner"
     #: spancat: longest candidate span in words (longer spans are joined from pieces).
     max_span_words: int = 12
-    #: transformers: window length and overlap in tokens (thesis best: 100/20).
-    length: int = 100
-    stride: int = 20
-    #: transformers: "inverse" (inverse tag frequency), "none", or a JSON file {tag: weight}.
-    class_weights: str = "inverse"
+    #: transformers: window length and overlap in tokens (a paragraph; the thesis's
+    #: best with BERT on sentences was 100/20).
+    length: int = 256
+    stride: int = 64
+    #: transformers: "sqrt" (square root of the inverse tag frequency), "inverse", "none",
+    #: or a JSON file {tag: weight}.
+    class_weights: str = "sqrt"
     device: str = "auto"
+    #: transformers: torch threads (None: the cores this process may run on).
+    threads: int | None = None
+    #: transformers: also fine-tune the word embeddings (frozen by default).
+    train_embeddings: bool = False
+    #: transformers: special categories whose held-out token F1 gains by it snap to `unit`s.
+    snap_to_units: bool = True
     #: encoder: the GGUF model whose vectors the head reads (None: the embedded model).
     encoder: str | None = None
-    #: encoder: what one label covers (`sentence` or `clause`, gen.text.units).
+    #: encoder: what one label covers; transformers: what predictions snap to (`sentence`
+    #: or `clause`, gen.text.units).
     unit: str = "clause"
-    #: encoder: a unit learns a label its spans cover this share of (see encoder_trainer).
+    #: encoder: a unit learns a label its spans cover this share of (see encoder_trainer);
+    #: transformers: a unit takes a snapped label this share of its words have.
     unit_cover: float = 0.5
     #: encoder: `none` units of planned documents that a cross-fitted head scores at least
     #: this for a category learn it (0: off; see encoder_trainer.fill_unplanned).
@@ -81,8 +91,8 @@ class TrainSettings:
             raise UsageError(f"unknown device {self.device!r}; expected one of {DEVICES}")
         if self.class_weights not in CLASS_WEIGHTS and not Path(self.class_weights).is_file():
             raise UsageError(
-                f"--class-weights {self.class_weights!r}: expected inverse, none or a JSON file "
-                "mapping tags to weights"
+                f"--class-weights {self.class_weights!r}: expected sqrt, inverse, none or a JSON "
+                "file mapping tags to weights"
             )
         for name in ("epochs", "length", "max_span_words"):
             if getattr(self, name) < 1:
@@ -101,6 +111,8 @@ class TrainSettings:
             raise UsageError(f"--fill-unplanned must be in [0, 1], got {self.fill_unplanned}")
         if not 0 < self.unit_cover <= 1:
             raise UsageError(f"--unit-cover must be in (0, 1], got {self.unit_cover}")
+        if self.threads is not None and self.threads < 1:
+            raise UsageError(f"--threads must be at least 1, got {self.threads}")
         if self.learning_rate is not None and not self.learning_rate > 0:
             raise UsageError(f"--learning-rate must be greater than 0, got {self.learning_rate}")
 

@@ -50,6 +50,23 @@ def _label_table(scored: ScoredSet) -> list[str]:
     return lines
 
 
+def _chosen(info: dict[str, Any]) -> list[str]:
+    """What training chose or started from beyond the settings: the base model's weights
+    (which file the detector grew from), the thresholds, the labels snapped to units."""
+    lines = []
+    for name, sha256 in info.get("base_model_sha256", {}).items():
+        lines.append(f"- base model weights: `{info['base_model']}/{name}`, sha256 `{sha256}`")
+    if info.get("thresholds"):
+        chosen = ", ".join(f"{label} {value:g}" for label, value in info["thresholds"].items())
+        lines.append(f"- thresholds (chosen on dev): {chosen}")
+    if "snap" in info:
+        lines.append(f"- snapped to {info['unit']} units: {', '.join(info['snap']) or 'none'}")
+    if info.get("dev_f1_by_epoch"):
+        by_epoch = ", ".join(f"{value:.3f}" for value in info["dev_f1_by_epoch"])
+        lines.append(f"- dev token micro F1 by epoch: {by_epoch} (kept: {info['best_epoch']})")
+    return lines
+
+
 def model_card(
     settings: TrainSettings,
     info: dict[str, Any],
@@ -77,6 +94,7 @@ def model_card(
         "",
         *(f"- {key}: {value}" for key, value in asdict(settings).items() if value is not None),
         f"- training time: {train_seconds:.1f} s ({info.get('train_cpu_seconds', '?')} s CPU)",
+        *_chosen(info),
         "",
         "## Scores",
         "",

@@ -34,16 +34,11 @@ from gen.core.errors import UsageError
 from gen.core.records import Span
 from gen.predict.detector import SOURCE, UnreadTexts
 from gen.predict.loader import DETECTOR_FILE, load_detector, validated
-from gen.text.language import detect_language
 from gen.text.token_offsets import TextNotMapped
 from gen.text.units import UNITS, trimmed
-from gen.train.encoder_features import (
-    EncoderSpec,
-    shared_cache,
-    text_units,
-    unit_features,
-)
+from gen.train.encoder_features import EncoderSpec, shared_cache, unit_features
 from gen.train.encoder_head import LinearHead
+from gen.train.units import text_language, text_units
 
 HEAD_FILE = "encoder_head.npz"
 #: The sub-folder of the identifiers' spaCy model (encoder_trainer).
@@ -53,8 +48,6 @@ FORMAT = 2
 #: Trimmed from the pieces of a cut span besides a unit's edges (gen.text.units): the
 #: brackets around an identifier ("(anna@example.org)") are left behind by the cut.
 _BRACKETS = "()"
-#: Below this many characters the language guess is not trusted.
-_MIN_CHARS_FOR_LANGUAGE = 40
 
 
 class EncoderInfo(BaseModel):
@@ -134,13 +127,6 @@ class EncoderDetector:
         self.labels = [*self.classes[1:], *sorted(self.identifier_labels)]
         self.categories = self.classes[1:]
 
-    def language(self, text: str) -> str:
-        if len(self.languages) > 1 and len(text) >= _MIN_CHARS_FOR_LANGUAGE:
-            guess, _ = detect_language(text)
-            if guess in self.languages:
-                return guess
-        return self.languages[0]
-
     def unit_scores(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
         """Each text's units and their class probabilities; `UnreadTexts` at the end when
         some texts' tokens cannot be mapped to them (no units for those)."""
@@ -151,7 +137,7 @@ class EncoderDetector:
                 unread[index] = str(token_vectors)
                 scored.append(([], np.zeros((0, len(self.classes)))))
                 continue
-            units = text_units(text, self.language(text), self.unit)
+            units = text_units(text, text_language(text, self.languages), self.unit)
             features = unit_features(token_vectors, units)
             scored.append((units, self.head.probabilities(features)))
         if unread:

@@ -21,7 +21,6 @@ import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -29,12 +28,9 @@ import numpy as np
 from gen.backends.llama_cpp_encoder import LlamaCppEncoder, TokenVectors
 from gen.backends.models import file_sha256
 from gen.core.files import write_atomic
-from gen.core.pack_language import UnitRules
-from gen.core.packs import load_language_pack, pack_codes, prompts_root
 from gen.core.progress import progress
 from gen.core.records import Span
 from gen.text.token_offsets import TextNotMapped
-from gen.text.units import split_units
 
 Range = tuple[int, int]
 #: Texts per `encode` call. Several short texts can share one forward pass as separate
@@ -134,17 +130,6 @@ def shared_cache(spec: EncoderSpec) -> TokenVectorCache:
     if key not in _shared:
         _shared[key] = TokenVectorCache(spec)
     return _shared[key]
-
-
-@cache
-def unit_rules(language: str) -> UnitRules:
-    """The unit rules of a language's pack; English rules for a language without one."""
-    codes = pack_codes(prompts_root())
-    return load_language_pack(language if language in codes else "en").units
-
-
-def text_units(text: str, language: str, unit: str) -> list[Range]:
-    return split_units(text, unit_rules(language), unit)
 
 
 def unit_features(vectors: TokenVectors, units: Sequence[Range]) -> np.ndarray:

@@ -94,10 +94,14 @@ class LinearHead:
 
 
 def best_thresholds(
-    probabilities: np.ndarray, gold: np.ndarray, weights: np.ndarray, labels: Sequence[str]
+    probabilities: np.ndarray,
+    gold: np.ndarray,
+    weights: np.ndarray,
+    labels: Sequence[str],
+    candidates: np.ndarray = THRESHOLDS,
 ) -> np.ndarray:
-    """Per label, the threshold of the best length-weighted F1 on dev (`gold`: class index
-    of each unit, 0 for none)."""
+    """Per label, the threshold (of `candidates`) of the best length-weighted F1 on dev
+    (`gold`: class index of each unit, 0 for none)."""
     best_label = probabilities[:, 1:].argmax(axis=1)
     best_score = probabilities[:, 1:].max(axis=1)
     thresholds = np.full(len(labels), DEFAULT_THRESHOLD)
@@ -106,10 +110,10 @@ def best_thresholds(
         if truth.sum() < MIN_DEV_UNITS:
             continue
         scores = []
-        for threshold in THRESHOLDS:
+        for threshold in candidates:
             predicted = (best_label == index) & (best_score >= threshold)
             tp = weights[predicted & truth].sum()
             denominator = weights[predicted].sum() + weights[truth].sum()
             scores.append(2 * tp / denominator if denominator else 0.0)
-        thresholds[index] = THRESHOLDS[int(np.argmax(scores))]
+        thresholds[index] = candidates[int(np.argmax(scores))]
     return thresholds

@@ -42,24 +42,14 @@ from gen.text.token_offsets import TextNotMapped
 from gen.train import TrainSettings, require
 from gen.train.data import TrainingData
 from gen.train.encoder_detector import FORMAT, HEAD_FILE, IDENTIFIERS, EncoderDetector
-from gen.train.encoder_features import (
-    EncoderSpec,
-    shared_cache,
-    text_units,
-    unit_features,
-    unit_labels,
-)
+from gen.train.encoder_features import EncoderSpec, shared_cache, unit_features, unit_labels
 from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
 from gen.train.spacy_trainer import SpacyTrainer
+from gen.train.units import special_labels, text_units
 
 
 def encoder_path(settings: TrainSettings) -> Path:
     return Path(settings.encoder) if settings.encoder else embedded_model_path()
-
-
-def special_labels() -> list[str]:
-    categories = load_categories()
-    return [categories.categories[name].label for name in categories.sensitive]
 
 
 class EncoderTrainer:
@@ -76,7 +66,10 @@ class EncoderTrainer:
             raise UsageError(f"--encoder {path}: file not found; expected a .gguf model file")
 
     def unused(self, settings: TrainSettings) -> dict[str, str]:
-        unused = dict.fromkeys(("length", "stride", "class_weights", "device"), "--trainer encoder")
+        transformers = ("length", "stride", "class_weights", "device", "threads")
+        unused = dict.fromkeys(
+            (*transformers, "train_embeddings", "snap_to_units"), "--trainer encoder"
+        )
         if settings.identifiers == "none":
             names = ("base_model", "epochs", "patience", "batch_size", "learning_rate")
             unused |= dict.fromkeys(

@@ -96,6 +96,9 @@ class SpacyTrainer:
             "unit",
             "unit_cover",
             "identifiers",
+            "threads",
+            "train_embeddings",
+            "snap_to_units",
         )
         unused = dict.fromkeys(names, "--trainer spacy")
         if settings.component != "spancat":

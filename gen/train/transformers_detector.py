@@ -1,119 +1,224 @@
 """A fine-tuned token classifier as a detector (the transformers trainer's models).
 
-The text is cut into windows by the model's own tokenizer (`--length`/`--stride`
-tokens, as in training); each word (gen.text.words, as the `hf-tokens` export the
-model learned from) takes the tag of its first sub-token in the window, runs of
-one label become spans (`spans_from_tags`, as the exports), and the windows are
-merged back to exact character offsets of the whole text.
+A text is cut into windows by the model's own tokenizer (`tokenizer.json`, as the
+`hf-tokens` export cut the training documents: `window` tokens overlapping by `overlap`);
+the windows of every text of a call go through the model in batches, and each word
+(gen.text.words) is read on its first sub-token in the window where it has the most
+context. A word takes its most probable label where that reaches the label's threshold,
+and the labels of `snap` snap to units (gen.train.token_tags); the thresholds and
+snapped labels were chosen on the training run's held-out documents
+(gen.train.transformers_dev) and are stored in `detector.json`.
+
+Loading checks the folder: `detector.json` against its schema (`TransformersInfo`: a
+missing `thresholds`, a threshold of 2, a snapped label the model has not), its tags
+against the model's labels, and the model and tokenizer files; anything wrong is one
+line naming the file, exit status 2.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from gen.backends.cpu_share import available_cores
 from gen.core.errors import UsageError
 from gen.core.records import Span
+from gen.export.formats.hf_tokens import (
+    cut_into_windows,
+    encode_windows,
+    load_tokenizer,
+    window_word_starts,
+)
 from gen.predict.detector import SOURCE
-from gen.predict.windows import Window, merge_windows
-from gen.text.words import OUTSIDE, spans_from_tags, word_spans, word_starts
+from gen.predict.loader import DETECTOR_FILE, validated
+from gen.text.units import UNITS
+from gen.text.words import OUTSIDE, word_spans
 from gen.train import require
+from gen.train.token_tags import decide, scored_spans, snap_to_units, softmax, word_probabilities
+from gen.train.units import text_language, text_units
 
 torch = require("torch", "transformers")
 transformers = require("transformers", "transformers")
+safetensors = require("safetensors", "transformers")
+
+#: Bumped when the folder's files or keys change meaning; older folders are refused.
+FORMAT = 2
+MODEL = "model"
+#: Windows per forward pass when predicting.
+BATCH = 16
+
+
+def device_for(name: str) -> str:
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda: torch sees no CUDA device")
+    return name
+
+
+def check_window(folder: Path, window: int, option: str) -> None:
+    """Refuse windows longer than the model reads: `model_max_length` of its
+    `tokenizer_config.json`, where it says (a longer window would index past its
+    position embeddings)."""
+    path = Path(folder) / "tokenizer_config.json"
+    try:
+        longest = json.loads(path.read_text(encoding="utf-8")).get("model_max_length")
+    except (OSError, ValueError, AttributeError):
+        return
+    if isinstance(longest, int) and window > longest:
+        raise UsageError(
+            f"{option} {window} is longer than the {longest} tokens the model reads "
+            f"(model_max_length in {path})"
+        )
+
+
+def set_threads(threads: int | None) -> int:
+    """Torch's threads: `threads`, or the cores this process may run on (its affinity:
+    torch's own default counts the machine's cores, more than a container may use)."""
+    count = threads or available_cores()
+    torch.set_num_threads(count)
+    return count
+
+
+class TransformersInfo(BaseModel):
+    """The keys of a transformers detector's `detector.json` that loading reads."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    format: int
+    #: "O" first, then "I-<label>" (the IO scheme the model learned).
+    tags: list[str] = Field(min_length=2)
+    thresholds: dict[str, float]
+    window: int = Field(ge=2)
+    overlap: int = Field(ge=0)
+    snap: list[str] = []
+    unit: str = "clause"
+    unit_cover: float = Field(default=0.5, gt=0, le=1)
+    languages: list[str] = Field(min_length=1)
+
+    @field_validator("tags")
+    @classmethod
+    def _io_tags(cls, tags: list[str]) -> list[str]:
+        if tags[0] != OUTSIDE or not all(tag.startswith("I-") for tag in tags[1:]):
+            raise ValueError(f'expected "O" then "I-<label>" tags, got {tags}')
+        return tags
+
+    @field_validator("unit")
+    @classmethod
+    def _unit(cls, unit: str) -> str:
+        if unit not in UNITS:
+            raise ValueError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
+        return unit
+
+    @model_validator(mode="after")
+    def _labels(self) -> TransformersInfo:
+        labels = self.labels
+        if sorted(self.thresholds) != sorted(labels):
+            raise ValueError(f"thresholds {self.thresholds} must name each label {labels} once")
+        if not all(0 <= value <= 1 for value in self.thresholds.values()):
+            raise ValueError(f"thresholds {self.thresholds} must be between 0 and 1")
+        if set(self.snap) - set(labels):
+            raise ValueError(f"snap {self.snap}: expected labels of {labels}")
+        if self.overlap >= self.window:
+            raise ValueError(f"overlap {self.overlap} must be smaller than window {self.window}")
+        return self
+
+    @property
+    def labels(self) -> list[str]:
+        return [tag[2:] for tag in self.tags[1:]]
+
+
+def read_info(folder: Path, raw: dict[str, Any]) -> TransformersInfo:
+    if raw.get("format") != FORMAT:
+        raise UsageError(
+            f"{folder}: transformers detector format {raw.get('format')!r}, this gen reads "
+            f"format {FORMAT}; train it again with gen train --trainer transformers"
+        )
+    return validated(Path(folder) / DETECTOR_FILE, raw, TransformersInfo)
 
 
 class TransformersDetector:
-    """Windows by the model's tokenizer; a word takes its first sub-token's tag; a span's
-    score is the mean probability of its words' tags."""
+    """Windows by the model's tokenizer, words read where they have the most context,
+    thresholds and snapping as chosen in training (module docstring)."""
 
     scored = True
 
-    def __init__(self, folder: Path, device: str, window: int, overlap: int) -> None:
+    def __init__(self, folder: Path, raw: dict[str, Any]) -> None:
+        info = read_info(folder, raw)
+        model_folder = Path(folder) / MODEL
+        check_window(model_folder, info.window, "--window")
+        self.tokenizer = load_tokenizer(model_folder)
+        cut_into_windows(self.tokenizer, info.window, info.overlap)
         try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                folder, local_files_only=True
-            )
             self.model = transformers.AutoModelForTokenClassification.from_pretrained(
-                folder, local_files_only=True
+                model_folder, local_files_only=True
             )
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot load the model in {folder}: {exc}") from None
-        self.model.to(device).eval()
-        self.device = device
-        self.window = window
-        self.overlap = overlap
-        self.tags = [self.model.config.id2label[i] for i in range(self.model.config.num_labels)]
-        self.labels = sorted({t.partition("-")[2] for t in self.tags if t != OUTSIDE})
+        except (OSError, ValueError, RuntimeError, KeyError, safetensors.SafetensorError) as exc:
+            raise UsageError(f"cannot load the model in {model_folder}: {exc}") from None
+        config = self.model.config
+        if [config.id2label.get(i) for i in range(config.num_labels)] != info.tags:
+            raise UsageError(
+                f"{Path(folder) / DETECTOR_FILE}: tags {info.tags} differ from the model's "
+                f"labels in {model_folder / 'config.json'}; train it again"
+            )
+        self.device = device_for("auto")
+        if self.device == "cpu":
+            set_threads(None)
+        self.model.to(self.device).eval()
+        self.pad = config.pad_token_id or 0
+        self.tags = info.tags
+        self.labels = info.labels
+        self.thresholds = np.array([info.thresholds[label] for label in self.labels])
+        self.snapped = [self.labels.index(label) + 1 for label in info.snap]
+        self.unit, self.cover, self.languages = info.unit, info.unit_cover, info.languages
+
+    def unit_scores(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+        """Each text's words and their tag probabilities (`O` first): the units
+        `gen review push --select uncertain` weighs against the thresholds."""
+        windows = [encode_windows(self.tokenizer, text) for text in texts]
+        flat = [encoding for encodings in windows for encoding in encodings]
+        logits = self._logits([encoding.ids for encoding in flat])
+        scored, row = [], 0
+        for text, encodings in zip(texts, windows, strict=True):
+            words = word_spans(text)
+            starts = [window_word_starts(encoding, words) for encoding in encodings]
+            probabilities = [softmax(logits[row + i]) for i in range(len(encodings))]
+            row += len(encodings)
+            scored.append(
+                (words, word_probabilities(len(words), starts, probabilities, len(self.tags)))
+            )
+        return scored
 
     def predict(self, texts: Sequence[str]) -> list[list[Span]]:
-        return [self._predict_one(text) for text in texts]
+        found = []
+        for text, (words, probabilities) in zip(texts, self.unit_scores(texts), strict=True):
+            classes = decide(probabilities, self.thresholds)
+            if self.snapped:
+                units = text_units(text, text_language(text, self.languages), self.unit)
+                classes = snap_to_units(words, classes, units, self.snapped, self.cover)
+            found.append(scored_spans(words, classes, probabilities, self.tags, SOURCE))
+        return found
 
-    def _predict_one(self, text: str) -> list[Span]:
-        if not text.strip():
-            return []
-        special = self.tokenizer.num_special_tokens_to_add()
-        encoding = self.tokenizer(
-            text,
-            truncation=True,
-            max_length=self.window,
-            stride=min(self.overlap, max(self.window - special - 1, 0)),
-            return_overflowing_tokens=True,
-            return_offsets_mapping=True,
-            padding=True,
-            return_tensors="pt",
-        )
-        offsets = encoding.pop("offset_mapping").tolist()
-        encoding.pop("overflow_to_sample_mapping", None)
-        with torch.no_grad():
-            inputs = {k: v.to(self.device) for k, v in encoding.items()}
-            probabilities = self.model(**inputs).logits.softmax(-1).cpu()
-        words = word_spans(text)
-        windows, found = [], []
-        for index, window_offsets in enumerate(offsets):
-            reached, tags, scores = read_window(
-                words, window_offsets, probabilities[index], self.tags
-            )
-            if not reached:
-                continue
-            windows.append(Window(reached[0][0], reached[-1][1]))
-            found.append(self._spans(text, reached, tags, scores))
-        return merge_windows(len(text), windows, found)
-
-    @staticmethod
-    def _spans(
-        text: str, words: list[tuple[int, int]], tags: list[str], scores: list[float]
-    ) -> list[Span]:
-        spans = []
-        for span in spans_from_tags(words, tags, source=SOURCE):
-            inside = [
-                s
-                for (a, b), s in zip(words, scores, strict=True)
-                if span.start <= a and b <= span.end
-            ]
-            score = round(sum(inside) / len(inside), 4) if inside else None
-            spans.append(Span(span.start, span.end, span.label, SOURCE, score=score))
-        return [s for s in spans if text[s.start : s.end].strip()]
-
-
-def read_window(
-    words: Sequence[tuple[int, int]],
-    offsets: Sequence[Sequence[int]],
-    probabilities: Any,
-    tags: Sequence[str],
-) -> tuple[list[tuple[int, int]], list[str], list[float]]:
-    """The words one window reaches, each with the most probable tag of its first
-    sub-token and that tag's probability (`probabilities`: tokens x tags). Special and
-    padding tokens are empty and start no word."""
-    reached: list[tuple[int, int]] = []
-    best_tags: list[str] = []
-    scores: list[float] = []
-    for position, word in enumerate(word_starts(words, [tuple(o) for o in offsets])):
-        if word is None:
-            continue
-        best = int(probabilities[position].argmax())
-        reached.append(words[word])
-        best_tags.append(tags[best])
-        scores.append(float(probabilities[position][best]))
-    return reached, best_tags, scores
+    def _logits(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """Each window's (tokens, tags) logits, its padding left out. Windows of like
+        length share a batch, so a short text's window is not padded to a long one's."""
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i]))
+        out: list[np.ndarray] = [np.zeros(0)] * len(windows)
+        for start in range(0, len(order), BATCH):
+            chosen = order[start : start + BATCH]
+            batch = [torch.tensor(windows[i]) for i in chosen]
+            pad = torch.nn.utils.rnn.pad_sequence
+            ids = pad(batch, batch_first=True, padding_value=self.pad)
+            mask = pad([torch.ones_like(t) for t in batch], batch_first=True, padding_value=0)
+            with torch.no_grad():
+                logits = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+                ).logits
+            for index, row, t in zip(chosen, logits, batch, strict=True):
+                out[index] = row[: len(t)].float().cpu().numpy()
+        return out

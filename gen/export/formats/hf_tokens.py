@@ -12,6 +12,7 @@ afresh: a window that begins inside a span begins it with `B-`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,22 @@ def cut_into_windows(tokenizer: Any, length: int, stride: int) -> None:
     tokenizer.no_padding()
 
 
+def encode_windows(tokenizer: Any, text: str) -> list[Any]:
+    """The windows of `text` (a tokenizer set up by `cut_into_windows`), in order."""
+    first = tokenizer.encode(text)
+    return [first, *first.overflowing]
+
+
+def window_word_starts(encoding: Any, words: Sequence[tuple[int, int]]) -> list[int | None]:
+    """For each token of one window, the index of the word (of `words`) it is the first
+    sub-token of, else None (special tokens, a word's other pieces)."""
+    offsets = [
+        (0, 0) if special else offset  # an empty token starts no word
+        for offset, special in zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+    ]
+    return word_starts(words, offsets)
+
+
 def window_labels(
     encoding: Any,
     words: list[tuple[int, int]],
@@ -91,11 +108,7 @@ def window_labels(
 ) -> list[int]:
     """Label ids of one window of a text whose words are `words`: the tag of each word
     (of the words this window reaches) on its first sub-token, -100 everywhere else."""
-    offsets = [
-        (0, 0) if special else offset  # an empty token starts no word
-        for offset, special in zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
-    ]
-    starts = word_starts(words, offsets)
+    starts = window_word_starts(encoding, words)
     started = [word for word in starts if word is not None]
     tags = word_tags([words[word] for word in started], spans, scheme)
     tag_of = dict(zip(started, tags, strict=True))
@@ -105,8 +118,7 @@ def window_labels(
 def tokenized_rows(
     record: Record, tokenizer: Any, tag_ids: dict[str, int], scheme: str
 ) -> list[dict[str, Any]]:
-    first = tokenizer.encode(record.text)
-    windows = [first, *first.overflowing]
+    windows = encode_windows(tokenizer, record.text)
     words = word_spans(record.text)
     return [
         {
