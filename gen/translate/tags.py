@@ -5,9 +5,9 @@ Only tags named by a label of the piece's spans count (compared as
 `labeling.strategies.inline_tags.tag_key` compares them, so `<Health>` and `<health >` are
 one tag; a name a suffix or a typo away from one label, `<politics>` for `politic` or
 `<ORGANIZAZION>` for `ORGANIZATION`, is read as it); any other `<...>` is text. Tags pair
-up as brackets do: a closing tag closes the innermost open tag of its label. What does not pair is not
-repaired by a guess: a tag left open, a closing tag never opened, an empty tag give no
-passage, and are reported.
+up as brackets do: a closing tag closes the innermost open tag of its label. What does not
+pair is not repaired by a guess: a tag left open, a closing tag never opened, an empty tag
+give no passage, and are reported.
 
 Passages are paired with the source spans by their order in the text and their labels,
 as the longest common subsequence of the two label sequences; a tie goes to the passage
