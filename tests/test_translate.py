@@ -23,6 +23,9 @@ from gen.core.errors import UsageError
 from gen.core.records import check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
+from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
+from gen.inspect.page import collect_documents
 from gen.translate.run import TranslateOptions, run
 from gen.translate.stored import META_KEY
 
@@ -200,7 +203,10 @@ KILLED_RUN = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     from translate_fakes import TranslatingBackend
     from gen.core.runs import RunPaths
-    from gen.translate.run import TranslateOptions, run
+    from gen.dataset.assemble import build_dataset
+from gen.dataset.options import BuildOptions
+from gen.inspect.page import collect_documents
+from gen.translate.run import TranslateOptions, run
 
     class Slow(TranslatingBackend):
         def generate(self, request):
@@ -316,3 +322,37 @@ def test_empty_source_file_is_refused(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_usage_error_without_backend() -> None:
     with pytest.raises(UsageError, match="needs a model backend"):
         run(RunPaths(Path("nowhere")), TranslateOptions(to="it"))
+
+
+def test_gen_build_takes_translations_beside_their_sources_in_one_group(tmp_path: Path) -> None:
+    labeled_run(tmp_path, marked(LETTER, record_id="d1", source="llm"))
+    paths = translate(tmp_path, TranslatingBackend())
+    build_dataset(paths.root, BuildOptions(negative_labels=("other",), include_queries=False))
+    dataset = {r.id: r for r in RecordTable(paths.dataset).read()}
+    assert set(dataset) == {"d1", "d1~it"}
+    assert dataset["d1"].group == dataset["d1~it"].group
+    assert {s.source for s in dataset["d1~it"].spans} <= {"gold", "faker"}
+    build_dataset(
+        paths.root,
+        BuildOptions(negative_labels=("other",), include_queries=False, include_translated=False),
+    )
+    assert [r.id for r in RecordTable(paths.dataset).read()] == ["d1"]
+
+
+def test_gen_inspect_shows_a_translation_beside_its_source(tmp_path: Path) -> None:
+    labeled_run(tmp_path, marked(LETTER))
+    drop = TranslatingBackend(
+        edit=lambda answer, piece: (
+            answer.replace("<politic>", "")
+            .replace("</politic>", "")
+            .replace("votato per", "ha scelto")
+        )
+    )
+    paths = translate(tmp_path, drop)
+    entries = {e["id"]: e for e in collect_documents(paths)}
+    assert entries["d1"]["translation"] is None
+    source = entries["d1~it"]["translation"]
+    assert source["id"] == "d1" and source["language"] == "en"
+    assert source["text"] == marked(LETTER).text
+    shown = {(source["text"][s[0] : s[1]], s[4]) for s in source["spans"]}
+    assert ("voted for the Greens", "dropped") in shown and ("She has asthma", "carried") in shown

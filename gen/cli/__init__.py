@@ -61,7 +61,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "build": (
         "gen.cli.build:build",
-        "Assemble RUN/dataset from RUN/labeled, RUN/gold, RUN/wikipedia and RUN/queries.",
+        "Assemble RUN/dataset from RUN/labeled, RUN/translated, RUN/gold, RUN/wikipedia and "
+        "RUN/queries.",
     ),
     "export": (
         "gen.cli.export:export",

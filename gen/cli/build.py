@@ -36,6 +36,13 @@ def _names(value: str) -> tuple[str, ...]:
     help="Include the Faker queries.",
 )
 @click.option(
+    "--translated/--no-translated",
+    "include_translated",
+    default=True,
+    show_default=True,
+    help="Include the translations of gen translate (RUN/translated).",
+)
+@click.option(
     "--scheme",
     type=click.Choice(LABEL_SCHEMES),
     default=BuildOptions.scheme,
@@ -101,7 +108,8 @@ def build(
     min_quality: str | None,
     **options: object,
 ) -> None:
-    """Assemble RUN/dataset from RUN/labeled, RUN/gold, RUN/wikipedia and RUN/queries."""
+    """Assemble RUN/dataset from RUN/labeled, RUN/translated, RUN/gold, RUN/wikipedia and
+    RUN/queries."""
     build_options = BuildOptions(
         seed=seed,
         sources=_names(sources),

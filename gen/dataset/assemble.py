@@ -1,4 +1,5 @@
-"""`gen build`: labeled documents, Wikipedia negatives and queries -> one clean dataset.
+"""`gen build`: labeled and translated documents, Wikipedia negatives and queries -> one
+clean dataset.
 
 Each step is a pure function over records; `build_dataset` reads the stage
 tables, joins the quality scores of `gen score` to the documents (`meta.quality`), runs
@@ -29,9 +30,13 @@ from gen.dataset.spans import check_dataset_spans, relabel
 from gen.generate.echo import ECHO_KEY, PROMPT_ECHO
 from gen.quality.filter import filter_quality
 from gen.quality.stored import read_scored, with_quality
+from gen.translate.stored import SOURCE as TRANSLATED
 
 if TYPE_CHECKING:
     from datasketch import MinHash
+
+#: Record sources of documents (the negatives' share is counted against them).
+DOCUMENT_SOURCES = ("llm", GOLD_SOURCE, TRANSLATED)
 
 
 @dataclass
@@ -210,7 +215,7 @@ def assemble(
     rejected += duplicates
 
     kept_negatives = [candidates[i] for i in unique if candidates[i].source == "wikipedia"]
-    kept_documents = sum(candidates[i].source in ("llm", GOLD_SOURCE) for i in unique)
+    kept_documents = sum(candidates[i].source in DOCUMENT_SOURCES for i in unique)
     sampled = sample_negatives(
         kept_negatives, kept_documents, options.negatives_share, options.seed
     )
@@ -247,8 +252,10 @@ def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
     for name, table in (("rejects", paths.rejects("build")), ("dataset", paths.dataset)):
         check_writable(table, name, replaced_folder=True)
     check_writable(paths.manifest("build"), "manifest")
-    stages = {"labeled": paths.labeled, "gold": paths.gold}
+    stages = {"labeled": paths.labeled, "translated": paths.translated, "gold": paths.gold}
     stages |= {"wikipedia": paths.wikipedia, "queries": paths.queries}
+    if not options.include_translated:
+        del stages["translated"]
     if GOLD_SOURCE not in options.sources:
         del stages["gold"]
     if not options.include_queries:
@@ -270,7 +277,7 @@ def build_dataset(run: Path, options: BuildOptions) -> BuildReport:
         )
     loaded["labeled"] = with_quality(loaded["labeled"], scored)
     dataset, rejected, report = assemble(
-        loaded.get("labeled", []),
+        [*loaded["labeled"], *loaded.get("translated", [])],
         loaded.get("wikipedia", []),
         loaded.get("queries", []),
         options,

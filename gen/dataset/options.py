@@ -30,6 +30,8 @@ class BuildOptions:
     #: Wikipedia paragraphs as a fraction of documents (thesis: 5% worked best).
     negatives_share: float = 0.05
     include_queries: bool = True
+    #: Take the translations of `gen translate` (RUN/translated) beside the labeled documents.
+    include_translated: bool = True
     #: categories: GDPR category labels only; categories+pii: plus PII types;
     #: binary: every kept span becomes "sensitive".
     scheme: str = "categories+pii"

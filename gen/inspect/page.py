@@ -30,10 +30,11 @@ from gen.core.store import RecordTable
 from gen.inspect.stats import StatsOptions, chart_png, compute_stats
 from gen.quality.stored import FAILED_KEY, read_scored, with_quality
 from gen.quality.stored import META_KEY as QUALITY_KEY
+from gen.translate.stored import META_KEY as TRANSLATED_KEY
 from labeling.planned import META_KEY as PLAN_KEY
 
 #: Record tables of a run folder that the page can show.
-TABLES = ("labeled", "documents", "wikipedia", "queries", "dataset")
+TABLES = ("labeled", "documents", "translated", "wikipedia", "queries", "dataset")
 
 #: Documents rendered per page in the browser.
 PAGE_SIZE = 50
@@ -60,7 +61,11 @@ def default_tables(run: Path) -> list[str]:
     and queries next to them; the built dataset only when asked, as it repeats them."""
     paths = RunPaths(run)
     first = "labeled" if _has_records(paths.labeled) else "documents"
-    return [name for name in (first, "wikipedia", "queries") if _has_records(paths.root / name)]
+    return [
+        name
+        for name in (first, "translated", "wikipedia", "queries")
+        if _has_records(paths.root / name)
+    ]
 
 
 def _has_records(folder: Path) -> bool:
@@ -116,10 +121,41 @@ def document_entry(record: Record, table: str, *, rejected_reason: str | None = 
         "raw": raw if isinstance(raw, str) and raw != record.text else "",
         "plan": plan_rows(record),
         "quality": quality_rows(record),
+        "translation": translation_source(record),
         "spans": [
             [s.start, s.end, s.label, s.source, s.quality, _finite(s.score)]
             for s in sorted(record.spans, key=lambda s: (s.start, -s.end))
         ],
+    }
+
+
+def translation_source(record: Record) -> dict | None:
+    """For a translation (`gen translate`): the source's text, language and spans (those
+    carried, and those dropped, with the reason after their source), shown beside it; else
+    None."""
+    info = record.meta.get(TRANSLATED_KEY)
+    if not isinstance(info, dict) or not isinstance(info.get("text"), str):
+        return None
+    carried = [
+        [start, end, span.label, span.source, "carried", None]
+        for (start, end), span in zip(info.get("origins") or [], record.spans, strict=False)
+    ]
+    dropped = [
+        [
+            d["start"],
+            d["end"],
+            d["label"],
+            f"{d['source']}, dropped: {d['reason']}",
+            "dropped",
+            None,
+        ]
+        for d in info.get("dropped") or []
+    ]
+    return {
+        "id": info.get("id"),
+        "language": info.get("language"),
+        "text": info["text"],
+        "spans": sorted(carried + dropped, key=lambda s: (s[0], -s[1])),
     }
 
 

@@ -6,7 +6,8 @@ A translation keeps its source's category, document type, persona and seed, and 
 one split. Its spans keep their source (`gold`, `planned`, `faker`...), so `gen build`
 ranks them as it ranks the source's; their `quality` says how each was carried (`tag`,
 `found`, `copied`). `meta.translated_from` names the source record, its language and the
-model, pairs each span with the source span it carries (`origins`), and counts what
+model, holds the source's text (so `gen inspect` shows both side by side wherever the source
+came from), pairs each span with the source span it carries (`origins`), and counts what
 happened to every source span (`fates`) and to the tags the model wrote (`extra`,
 `tag_problems`); the spans that were dropped are listed with their reason (`dropped`).
 """
@@ -41,6 +42,7 @@ def translated_record(
         META_KEY: {
             "id": source.id,
             "language": source.language,
+            "text": source.text,
             **provenance,
             "pieces": translation.pieces,
             "spans": len(source.spans),
