@@ -203,10 +203,7 @@ KILLED_RUN = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     from translate_fakes import TranslatingBackend
     from gen.core.runs import RunPaths
-    from gen.dataset.assemble import build_dataset
-from gen.dataset.options import BuildOptions
-from gen.inspect.page import collect_documents
-from gen.translate.run import TranslateOptions, run
+    from gen.translate.run import TranslateOptions, run
 
     class Slow(TranslatingBackend):
         def generate(self, request):

@@ -13,7 +13,7 @@ from gen.core.packs import load_language_pack
 from gen.core.records import Span
 from gen.translate.carry import DUPLICATE, FOUND, INVENTED, NOT_FOUND, TAG, Recovery, carry_spans
 from gen.translate.pieces import Piece, split_pieces, tag_piece
-from gen.translate.tags import UNCLOSED, UNOPENED, label_resolver, read_tags
+from gen.translate.tags import UNCLOSED, UNKNOWN, UNOPENED, label_resolver, markup, read_tags
 from labeling.planned import FactFinder
 
 KEEP = {"PERSON", "EMAIL", "PHONE"}
@@ -61,13 +61,19 @@ def test_tags_read_back_exactly_around_non_ascii_and_emoji() -> None:
     assert not read.problems
 
 
-def test_tag_names_are_read_loosely_but_unknown_ones_stay_text() -> None:
+def test_made_up_markup_is_cut_out_and_counted_but_the_sources_own_stays() -> None:
+    read = read_tags("in <LOCATORE>Leeds</LOCATORE> (2018)<br>", ["LOCATION"], markup("x<br>"))
+    assert read.text == "in Leeds (2018)<br>"
+    assert [p.split(":")[0] for p in read.problems] == [UNKNOWN, UNKNOWN]
+
+
+def test_tag_names_are_read_loosely_but_the_sources_own_markup_stays_text() -> None:
     resolve = label_resolver(["politic", "PERSON"])
     assert resolve("Politics") == "politic"
     assert resolve(" person ") == "PERSON"
     assert resolve("br") is None
     assert label_resolver(["ORGANIZATION", "LOCATION"])("ORGANIZAZION") == "ORGANIZATION"
-    read = read_tags("a <b>bold</b> <politics>vote</politics>", ["politic"])
+    read = read_tags("a <b>bold</b> <politics>vote</politics>", ["politic"], markup("<b>x</b>"))
     assert read.text == "a <b>bold</b> vote"
     assert [(p.label, read.text[p.start : p.end]) for p in read.passages] == [("politic", "vote")]
 

@@ -4,7 +4,9 @@ with the passage that carries it.
 Only tags named by a label of the piece's spans count (compared as
 `labeling.strategies.inline_tags.tag_key` compares them, so `<Health>` and `<health >` are
 one tag; a name a suffix or a typo away from one label, `<politics>` for `politic` or
-`<ORGANIZAZION>` for `ORGANIZATION`, is read as it); any other `<...>` is text. Tags pair
+`<ORGANIZAZION>` for `ORGANIZATION`, is read as it). Any other tag the source did not hold
+(`<LOCATORE>`) is markup the model made up: it is cut out of the text and counted; one the
+source held (`<br>` in a pasted e-mail) stays text. Tags pair
 up as brackets do: a closing tag closes the innermost open tag of its label. What does not
 pair is not repaired by a guess: a tag left open, a closing tag never opened, an empty tag
 give no passage, and are reported.
@@ -35,6 +37,7 @@ _SUFFIX_SLACK = 3
 _SPELLING = 0.8
 
 # Why a tag gave no passage.
+UNKNOWN = "tag_unknown"
 UNCLOSED = "tag_unclosed"
 UNOPENED = "tag_unopened"
 EMPTY = "tag_empty"
@@ -82,8 +85,16 @@ def label_resolver(labels: Sequence[str]) -> Callable[[str], str | None]:
     return resolve
 
 
-def read_tags(translated: str, labels: Sequence[str]) -> ReadTags:
-    """Cut the tags of `labels` out of `translated` and pair them into passages."""
+def markup(text: str) -> frozenset[str]:
+    """The tag-shaped strings of a source text, which its translation may hold as text."""
+    return frozenset(match.group() for match in _TAG.finditer(text))
+
+
+def read_tags(
+    translated: str, labels: Sequence[str], kept: frozenset[str] = frozenset()
+) -> ReadTags:
+    """Cut the tags of `labels` out of `translated` and pair them into passages; other tags
+    are cut out too unless they are in `kept` (the source's own markup)."""
     resolve = label_resolver(labels)
     pieces: list[str] = []
     events: list[tuple[int, bool, str]] = []  # (position in the clean text, closing, label)
@@ -92,13 +103,15 @@ def read_tags(translated: str, labels: Sequence[str]) -> ReadTags:
     for match in _TAG.finditer(translated):
         closing, name, self_closing = match.group(1), match.group(2), match.group(3)
         label = resolve(name)
-        if label is None:
+        if label is None and match.group() in kept:
             continue
         pieces.append(translated[cursor : match.start()])
         position = match.start() - removed
         removed += match.end() - match.start()
         cursor = match.end()
-        if self_closing:
+        if label is None:
+            problems.append(f"{UNKNOWN}: {match.group()}")
+        elif self_closing:
             problems.append(f"{EMPTY}: <{name}/>")
             continue
         events.append((position, bool(closing), label))

@@ -30,7 +30,7 @@ from gen.generate.postprocess import strip_fences, strip_preamble
 from gen.text.sentences import split_sentences
 from gen.translate.carry import COPIED, PieceSpans, Recovery, carry_spans
 from gen.translate.pieces import Piece, split_pieces, tag_piece
-from gen.translate.tags import read_tags
+from gen.translate.tags import markup, read_tags
 from labeling.planned import FactFinder
 
 #: Tries per piece: the first answer and one retry.
@@ -198,7 +198,7 @@ class Translator:
             return source, copied
         tagged = tag_piece(record.text, piece)
         answer = self.ask(record, index, tagged.text, source, piece, result)
-        read = read_tags(answer, sorted({span.label for span in piece.spans}))
+        read = read_tags(answer, sorted({span.label for span in piece.spans}), markup(source))
         for problem in read.problems:
             result.tag_problems[problem.split(":", 1)[0]] += 1
         local = [
@@ -313,7 +313,7 @@ class Translator:
         if finish_reason == "length":
             raise PieceFailed(CUT_OFF, "the answer reached its token limit")
         cleaned = self.clean(answer)
-        plain = read_tags(cleaned, sorted({s.label for s in piece.spans})).text
+        plain = read_tags(cleaned, sorted({s.label for s in piece.spans}), markup(source)).text
         if not plain.strip():
             raise PieceFailed(EMPTY, "nothing left once the chatter was removed")
         low, high = self.prompts.length_ratio
@@ -357,4 +357,4 @@ class Translator:
             return None
         line = self.clean(completion.text).splitlines()
         phrase = line[0].strip().strip("\"'“”«»„").rstrip(".").strip() if line else ""
-        return read_tags(phrase, [span.label]).text.strip() or None
+        return read_tags(phrase, [span.label], markup(words)).text.strip() or None
