@@ -37,6 +37,7 @@ from gen.core.records import Record
 from gen.core.runs import RunPaths
 from gen.core.shards import WHOLE, Shard
 from gen.core.store import RecordTable
+from gen.translate.answers import MODEL_ERROR, Translation
 from gen.translate.stored import (
     STAGE,
     reject_record,
@@ -44,7 +45,7 @@ from gen.translate.stored import (
     translated_record,
 )
 from gen.translate.summary import TranslateSummary
-from gen.translate.translator import MODEL_ERROR, Translation, Translator
+from gen.translate.translator import Translator
 
 if TYPE_CHECKING:
     from gen.backends.base import Backend

@@ -18,8 +18,8 @@ import dataclasses
 from typing import Any
 
 from gen.core.records import Record, Span
+from gen.translate.answers import Translation
 from gen.translate.carry import CARRIED
-from gen.translate.translator import Translation
 
 STAGE = "translate"
 SOURCE = "translated"
