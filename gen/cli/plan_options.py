@@ -17,7 +17,7 @@ from gen.generate.disclosures import (
     MIXED_MODEL_SHARE,
     DisclosureSpec,
 )
-from gen.generate.plan import ALL, PlanSpec
+from gen.generate.plan_spec import ALL, PlanSpec
 from gen.generate.shapes import ShapeSpec
 
 plan_options = compose_options(
