@@ -25,7 +25,6 @@ from gen.generate.disclosures import (
     disclosure_rng,
     draw_disclosures,
     draw_non_disclosures,
-    writer_parts,
 )
 from gen.generate.personas import Persona, draw_persona
 from gen.generate.plan_spec import PlanSpec, category_doc_types, plan_categories, validate_spec
@@ -39,6 +38,7 @@ from gen.generate.shapes import (
     shape_rng,
     topic_item_parts,
 )
+from gen.generate.writer_facts import writer_parts
 
 
 @dataclass(frozen=True)
