@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gen.backends.prompting import PromptParts
-from gen.core.packs import DocType, LanguagePack
+from gen.core.pack_taxonomy import DocType
+from gen.core.packs import LanguagePack
 from gen.core.seeds import derive_seed
 from gen.generate.disclosures import (
     Disclosure,

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 
 from gen.core.errors import UsageError
-from gen.core.packs import DocType, LanguagePack
+from gen.core.pack_taxonomy import DocType
+from gen.core.packs import LanguagePack
 from gen.generate.disclosures import DisclosureSpec, check_non_disclosures
 from gen.generate.shapes import ShapeSpec, check_shapes
 
