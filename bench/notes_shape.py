@@ -22,7 +22,8 @@ from gen.core.records import Record
 from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.notes_shape import NotesShape, notes_shape
-from gen.generate.plan import PlanSpec, plan_item
+from gen.generate.plan import plan_item
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.records import NOTES_KEY
 from gen.generate.shapes import FIELD, LAYOUT, ShapeSpec
 

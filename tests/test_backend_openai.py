@@ -53,7 +53,7 @@ def test_documents_pipeline_keeps_n_requests_in_flight(tmp_path: Path) -> None:
     from gen.core.runs import RunPaths
     from gen.core.store import RecordTable
     from gen.generate.options import DocumentsOptions
-    from gen.generate.plan import PlanSpec
+    from gen.generate.plan_spec import PlanSpec
     from gen.generate.run import run
 
     paths = RunPaths(tmp_path)

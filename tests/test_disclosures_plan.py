@@ -16,7 +16,8 @@ from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
 from gen.generate.disclosures import DisclosureSpec, asked_of_model
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec, iter_plan, plan_item, with_written_facts
+from gen.generate.plan import iter_plan, plan_item, with_written_facts
+from gen.generate.plan_spec import PlanSpec
 
 PLANNED = DisclosureSpec()
 

@@ -16,7 +16,8 @@ from gen.core.packs import load_language_pack, prompts_root
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec, plan_item
+from gen.generate.plan import plan_item
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.run import run
 from tests.fakes import BODY, ScriptedBackend, unique_reply
 

@@ -19,7 +19,7 @@ from gen.core.records import Record, check_spans
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.run import run as generate_run
 from labeling.options import LabelOptions
 from labeling.run import run as label_run

@@ -21,7 +21,7 @@ from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.model_facts import parse_facts
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.run import run as generate_run
 
 PERSONA = {"name": "Maria Rossi", "first_name": "Maria", "last_name": "Rossi"}

@@ -21,7 +21,8 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec, plan_item, validate_spec
+from gen.generate.plan import plan_item
+from gen.generate.plan_spec import PlanSpec, validate_spec
 from gen.generate.run import run as generate_run
 
 

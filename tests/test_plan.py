@@ -9,7 +9,8 @@ import gen.generate.plan as plan_module
 from gen.cli import main
 from gen.core.errors import UsageError
 from gen.core.packs import load_language_pack
-from gen.generate.plan import PlanSpec, iter_plan, plan_item
+from gen.generate.plan import iter_plan, plan_item
+from gen.generate.plan_spec import PlanSpec
 
 
 @pytest.fixture(scope="module")

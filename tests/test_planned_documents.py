@@ -19,7 +19,7 @@ from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.run import run as generate_run
 from labeling.planned import SOURCE
 

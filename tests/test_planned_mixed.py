@@ -21,7 +21,7 @@ from gen.core.store import RecordTable
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
 from gen.generate.placed_facts import FactCounts, no_fact_from_another_source
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.run import run as generate_run
 
 MIXED = DisclosureSpec(facts="mixed", model_share=0.5)

@@ -18,7 +18,7 @@ from gen.dataset.assemble import build_dataset
 from gen.dataset.options import BuildOptions
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.run import run as generate_run
 from gen.inspect.page import document_entry
 from labeling.options import LabelOptions

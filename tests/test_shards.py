@@ -26,7 +26,7 @@ from gen.core.shards import Shard
 from gen.core.store import RecordTable
 from gen.generate import run as documents_stage
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from labeling.options import LabelOptions
 from labeling.run import run as label_run
 from scraping.queries.generate import generate_queries

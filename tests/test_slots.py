@@ -18,7 +18,7 @@ from gen.core.store import RecordTable
 from gen.core.yamlio import load_model
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.postprocess import template_slots
 from gen.generate.run import run as generate_run
 from gen.generate.slots import UNBRACKETED, fill_slots

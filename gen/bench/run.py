@@ -33,7 +33,8 @@ from gen.core.packs import LanguagePack, load_language_pack
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.options import DocumentsOptions
-from gen.generate.plan import ALL, PlanSpec, plan_item
+from gen.generate.plan import plan_item
+from gen.generate.plan_spec import ALL, PlanSpec
 from gen.generate.preflight import TokenLimit, token_limit
 from gen.generate.requests import Prompter
 from labeling.options import LabelOptions

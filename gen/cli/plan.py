@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from gen.cli.documents import plan_options, plan_spec
+from gen.cli.plan_options import plan_options, plan_spec
 from gen.core.packs import load_language_pack
 from gen.generate.disclosures import DisclosureSpec
 from gen.generate.plan import PlanItem, plan_item

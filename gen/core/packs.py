@@ -3,11 +3,11 @@
 Everything a user may edit to fit their domain and language lives there; this
 module validates it on load, so a typo fails at start-up with the file, line
 and key, never half-way through a run. The schemas of a pack's `language.yaml`,
-`persona.yaml` and `generation.yaml` are in `gen.core.pack_language`,
-`gen.core.pack_persona` and `gen.core.pack_generation`; `facts.yaml` (read only by
-`gen documents --disclosures planned`) in `gen.core.pack_facts`; `quality.yaml` (read only
-by `gen score`) in `gen.core.pack_quality`; `translation.yaml` (read only by `gen translate`) in
-`gen.core.pack_translation`.
+`persona.yaml`, `generation.yaml` and `taxonomy.yaml` are in `gen.core.pack_language`,
+`gen.core.pack_persona`, `gen.core.pack_generation` and `gen.core.pack_taxonomy`;
+`facts.yaml` (read only by `gen documents --disclosures planned`) in `gen.core.pack_facts`;
+`quality.yaml` (read only by `gen score`) in `gen.core.pack_quality`; `translation.yaml` (read
+only by `gen translate`) in `gen.core.pack_translation`.
 """
 
 from __future__ import annotations
@@ -15,18 +15,17 @@ from __future__ import annotations
 import hashlib
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
 
-from pydantic import Field, RootModel, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from gen.core.errors import ConfigError, UsageError
-from gen.core.grammar import Word
 from gen.core.pack_facts import Facts
 from gen.core.pack_generation import CHAT_FORMAT, GenerationPrompts
 from gen.core.pack_language import Language, UnitRules
 from gen.core.pack_persona import PersonaConfig
 from gen.core.pack_quality import QUALITY_FILE, QualityPrompts
 from gen.core.pack_shapes import ShapeProblem, Shapes
+from gen.core.pack_taxonomy import DocType, Taxonomy
 from gen.core.pack_translation import TRANSLATION_FILE, TranslationPrompts
 from gen.core.placeholders import check_placeholders
 from gen.core.records import label_problem
@@ -101,42 +100,6 @@ class Formats(StrictModel):
                 f"--prompt-format {name!r}: expected {CHAT_FORMAT!r} or one of "
                 f"{', '.join(self.formats)} (prompts/formats.yaml)"
             )
-
-
-#: The range of a document type's `words`: a short form to a long report.
-MIN_WORDS, MAX_WORDS = 30, 3000
-
-
-class DocType(StrictModel):
-    name: Word
-    kind: Literal["inherent", "mention"]
-    #: The usual length of such a document, in words: what the writer is asked for
-    #: (`{length}`), and without --max-tokens the answer's token budget (times
-    #: `sampling.tokens_per_word`), so a long type is not cut and a short one not padded.
-    words: int = Field(ge=MIN_WORDS, le=MAX_WORDS)
-    #: How such a document is laid out (`{layout}`): its parts, headings, fields or turns.
-    layout: Word
-
-
-class CategoryPrompts(StrictModel):
-    sensitive_info: list[Word]
-    doc_types: list[DocType] = Field(min_length=1)
-
-
-class Taxonomy(RootModel[dict[str, CategoryPrompts]]):
-    model_config = {"frozen": True}
-
-    @model_validator(mode="after")
-    def _known_categories(self, info: object) -> Taxonomy:
-        context = getattr(info, "context", None) or {}
-        known = context.get("categories")
-        if known is not None:
-            for name in self.root:
-                if name not in known:
-                    raise ValueError(
-                        f"unknown category {name!r}; categories.yaml defines: {', '.join(known)}"
-                    )
-        return self
 
 
 class LanguagePack:

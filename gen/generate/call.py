@@ -20,9 +20,7 @@ from dataclasses import asdict
 from itertools import islice
 from typing import Any
 
-from gen import __version__
 from gen.backends.base import Backend
-from gen.backends.models import provenance
 from gen.backends.streak import ErrorStreak
 from gen.core.errors import GenError
 from gen.core.packs import LanguagePack
@@ -30,6 +28,7 @@ from gen.core.progress import ProgressReporter, progress
 from gen.core.runs import RunPaths
 from gen.core.store import RecordTable
 from gen.generate.again import WriteAgain
+from gen.generate.call_entry import call_entry
 from gen.generate.diagnosis import RunSettings, diagnose
 from gen.generate.echo import EchoCheck
 from gen.generate.manifest import append_run, new_run_id
@@ -269,35 +268,15 @@ class DocumentCall:
     def _record(self) -> None:
         """Append this call, its settings and counts, to the plan's history."""
         summary = self.summary
-        entry = {
-            "run": self.run_id,
-            "status": summary.status,
-            "n": self.options.n,
-            "max_tokens": self.limit.option,
-            "n_ctx": self.options.backend.n_ctx,
-            "prompt_format": self.prompter.format_name,
-            "inline_labels": self.options.inline_labels,
-            "sampling": self.pack.generation.sampling.model_dump(),
-            "checks": self.pack.generation.checks.model_dump(),
-            "prompts_sha256": self.pack.files_sha256,
-            "prompts_dir": str(self.pack.root),
-            "backend": provenance(self.backend),
-            "gen_version": __version__,
-            "new_documents": summary.new_accepted,
-            "rejected": dict(summary.rejected),
-            "ctx_truncated": summary.ctx_truncated,
-            "flagged": dict(summary.flagged),
-            "slots_filled": dict(summary.slots_filled),
-            "written_again": summary.written_again,
-            "shapes": dict(summary.shapes),
-            "completion_tokens": summary.completion_tokens,
-            "generation_seconds": round(summary.generation_seconds, 2),
-            "wall_seconds": round(summary.wall_seconds, 2),
-            "tokens_per_second": round(summary.tokens_per_second, 2),
-        }
-        if self.spec.disclosures:
-            entry["require_disclosures"] = self.options.require_disclosures
-            entry["disclosures"] = summary.facts.to_dict()
+        entry = call_entry(
+            self.run_id,
+            summary,
+            self.options,
+            self.limit,
+            self.prompter.format_name,
+            self.pack,
+            self.backend,
+        )
         append_run(
             self.paths.manifest(STAGE, self.options.shard),
             self.spec.key,

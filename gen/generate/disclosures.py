@@ -12,8 +12,8 @@ from the model, asked first (`gen.generate.model_facts`; the plan then holds the
 categories, the texts come later), or from both (`mixed`: each fact draws its source).
 
 The writer is told the facts (`--fact-style inline`), or placeholders that stand for them
-(`placeholder`: `[[FACT_1]]`, replaced after writing); `labeling.planned` then finds
-each fact in the text. docs/generation.md explains the whole.
+(`placeholder`: `[[FACT_1]]`, replaced after writing; both in `gen.generate.writer_facts`);
+`labeling.planned` then finds each fact in the text. docs/generation.md explains the whole.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from gen.backends.prompting import PromptParts
 from gen.core.composition import Half, half_of
 from gen.core.errors import UsageError
 from gen.core.grammar import Gender, Gendered, gendered_form
@@ -259,51 +258,3 @@ def disclosure_rng(
     """The disclosure stream of item `index` (or its `non-disclosures` stream): apart from
     the item's own draws."""
     return random.Random(derive_seed(seed, plan_key, index, stream))
-
-
-def placeholder(number: int) -> str:
-    """What the writer writes in place of fact `number` (1-based) in placeholder style."""
-    return f"[[FACT_{number}]]"
-
-
-def writer_parts(
-    pack: LanguagePack,
-    style: FactStyle,
-    parts: PromptParts,
-    persona: dict[str, str],
-    disclosures: tuple[Disclosure, ...],
-    non_disclosures: tuple[Disclosure, ...] = (),
-) -> PromptParts:
-    """The writer's prompt with the facts (or their placeholders) and the non-disclosures
-    added to the instruction."""
-    writer = pack.facts.writer
-    blocks = [parts.instruction]
-    if any(disclosure.form == "clause" for disclosure in disclosures):
-        blocks.append(_facts_block(pack, style, persona, disclosures))
-    if non_disclosures:
-        lines = [
-            writer.non_disclosure_line.format(**persona, passage=passage.text, number=number)
-            for number, passage in enumerate(non_disclosures, 1)
-        ]
-        template = writer.non_disclosure_instruction or ""
-        blocks.append(template.format(**persona, passages="\n".join(lines)))
-    return dataclasses.replace(parts, instruction="\n\n".join(blocks))
-
-
-def _facts_block(
-    pack: LanguagePack,
-    style: FactStyle,
-    persona: dict[str, str],
-    disclosures: tuple[Disclosure, ...],
-) -> str:
-    writer = pack.facts.writer
-    lines = []
-    clauses = [disclosure for disclosure in disclosures if disclosure.form == "clause"]
-    for number, disclosure in enumerate(clauses, 1):
-        fields = {**persona, "fact": disclosure.text, "number": number}
-        if style == "placeholder":
-            lines.append(writer.placeholder_line.format(**fields, placeholder=placeholder(number)))
-        else:
-            lines.append(writer.fact_line.format(**fields))
-    template = writer.placeholder_instruction if style == "placeholder" else writer.instruction
-    return template.format(**persona, facts="\n".join(lines))

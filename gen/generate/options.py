@@ -9,7 +9,7 @@ from gen.backends import default_backend_options
 from gen.backends.spec import BackendOptions
 from gen.core.errors import UsageError
 from gen.core.shards import WHOLE, Shard
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,8 @@ from __future__ import annotations
 from collections import Counter
 
 from gen.core.packs import LanguagePack
-from gen.generate.plan import (
-    PlanSpec,
-    category_doc_types,
-    draw_doc_type,
-    plan_categories,
-    validate_spec,
-)
+from gen.generate.plan import draw_doc_type
+from gen.generate.plan_spec import PlanSpec, category_doc_types, plan_categories, validate_spec
 from gen.generate.shapes import LAYOUT, NARRATIVE, TOPIC, draw_shape, draw_topic, shape_rng
 
 #: (category, document type, shape): a topic-only item counts under its topic's type, as

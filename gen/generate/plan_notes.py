@@ -6,7 +6,7 @@ may serve several categories), but a user must not believe it did something."""
 from __future__ import annotations
 
 from gen.core.packs import LanguagePack
-from gen.generate.plan import PlanSpec, plan_categories, plan_doc_types, validate_spec
+from gen.generate.plan_spec import PlanSpec, plan_categories, plan_doc_types, validate_spec
 
 #: Names listed in a note before "and N more".
 LISTED = 3

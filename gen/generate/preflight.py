@@ -25,7 +25,7 @@ from pathlib import Path
 from gen.backends.base import Backend
 from gen.core.errors import UsageError
 from gen.core.packs import LanguagePack
-from gen.generate.plan import PlanSpec, plan_doc_types, validate_spec
+from gen.generate.plan_spec import PlanSpec, plan_doc_types, validate_spec
 
 #: More characters per token than any prose reaches with the tokenizers we know.
 MAX_CHARS_PER_TOKEN = 6

@@ -22,7 +22,8 @@ from gen.generate.checks import DuplicateIndex, Rejection, rejection
 from gen.generate.echo import ECHO_KEY, PROMPT_ECHO, Echo, EchoCheck
 from gen.generate.model_facts import FACTS_FAILED, WrittenFacts
 from gen.generate.placed_facts import FactPlacer
-from gen.generate.plan import PlanItem, PlanSpec
+from gen.generate.plan import PlanItem
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.postprocess import clean_document, template_slots
 from gen.generate.shapes import Frame
 from gen.generate.slots import fill_slots

@@ -10,7 +10,7 @@ from gen.core.runs import RunPaths
 from gen.core.shards import Shard
 from gen.core.store import RecordTable
 from gen.generate.checks import DuplicateIndex
-from gen.generate.plan import PlanSpec
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.records import STAGE
 
 

@@ -16,7 +16,8 @@ from gen.backends.prompting import RenderedPrompt
 from gen.core.packs import LanguagePack
 from gen.generate.disclosures import asked_of_model
 from gen.generate.model_facts import WrittenFacts, ask_facts
-from gen.generate.plan import PlanItem, PlanSpec, with_written_facts
+from gen.generate.plan import PlanItem, with_written_facts
+from gen.generate.plan_spec import PlanSpec
 from gen.generate.requests import Prompter
 
 

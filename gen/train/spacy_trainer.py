@@ -18,7 +18,7 @@ import math
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -27,20 +27,17 @@ from typing import Any, ClassVar
 from gen.core.errors import UsageError
 from gen.core.files import write_atomic
 from gen.core.progress import ProgressReporter, progress
-from gen.core.records import Span
 from gen.export.formats.spacy_docbin import split_identifiers
-from gen.predict.detector import SOURCE
 from gen.predict.loader import DETECTOR_FILE
-from gen.predict.windows import merge_windows, word_windows
 from gen.train import SPACY_COMPONENTS, TrainSettings, require
 from gen.train.data import TrainingData
+from gen.train.spacy_detector import SPANS_KEY, SpacyDetector
 
 spacy = require("spacy", "train")
 from spacy.tokens import DocBin  # noqa: E402
 from spacy.training.initialize import init_nlp  # noqa: E402
 from spacy.training.loop import train as train_nlp  # noqa: E402
 
-SPANS_KEY = "sc"
 DEFAULT_BATCH_WORDS = 200
 #: Prediction windows in words (spaCy's context is local; windows bound memory).
 WINDOW_WORDS = 256
@@ -173,48 +170,6 @@ class SpacyTrainer:
             int(info.get("window") or WINDOW_WORDS),
             int(info.get("overlap") if info.get("overlap") is not None else WINDOW_OVERLAP),
         )
-
-
-class SpacyDetector:
-    """A spaCy pipeline as a detector; spancat spans carry their score, ner spans none."""
-
-    def __init__(self, nlp: Any, component: str, window: int, overlap: int) -> None:
-        self.nlp = nlp
-        self.component = component
-        self.window = window
-        self.overlap = overlap
-        self.labels = sorted(nlp.get_pipe(component).labels)
-        self.scored = component == "spancat"
-
-    def predict(self, texts: Sequence[str]) -> list[list[Span]]:
-        windows = [word_windows(text, self.window, self.overlap) for text in texts]
-        pieces = (
-            text[w.start : w.end] for text, ws in zip(texts, windows, strict=True) for w in ws
-        )
-        docs = iter(self.nlp.pipe(pieces, batch_size=64))
-        results = []
-        for text, text_windows in zip(texts, windows, strict=True):
-            found = [self._spans(next(docs), window.start) for window in text_windows]
-            results.append(merge_windows(len(text), text_windows, found))
-        return results
-
-    def _spans(self, doc: Any, offset: int) -> list[Span]:
-        if self.component == "ner":
-            return [
-                Span(e.start_char + offset, e.end_char + offset, e.label_, SOURCE) for e in doc.ents
-            ]
-        group = doc.spans[SPANS_KEY]
-        scores = group.attrs.get("scores", [None] * len(group))
-        return [
-            Span(
-                s.start_char + offset,
-                s.end_char + offset,
-                s.label_,
-                SOURCE,
-                score=None if score is None else round(float(score), 4),
-            )
-            for s, score in zip(group, scores, strict=True)
-        ]
 
 
 def _restore_console_logger(path: Path) -> None:
