@@ -104,6 +104,7 @@ plan_options = compose_options(
         "--value-half",
         type=click.Choice(HALVES),
         default=None,
+        show_default="every value of each list",
         help="Draw every fact and field value from this half of each value list of facts.yaml "
         "and shapes.yaml (a split fixed by the entries): train on one half, score on the "
         "other, to see whether a detector learns the form of a field or its list.",
