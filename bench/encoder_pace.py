@@ -13,10 +13,11 @@ nothing comes from the cache).
 For the first, middle and last `--window` documents it prints seconds per document,
 milliseconds per token (documents differ in length), the process's resident memory (RSS)
 at the window's end, the tokens llama.cpp's KV cache holds after the window's last
-document (one window of that document at most: the cache is cleared before each pass) and
-the Python objects alive. A pace or a memory that grows from the first window to the last
-is what this looks for; absolute seconds follow the machine's load, so run it alone on an
-idle machine.
+document (one window of that document at most: the cache is cleared before each pass; the
+encoder decodes through the context directly, so llama-cpp-python's prompt reuse is not
+involved) and the Python objects alive. A pace or a memory that grows from the first
+window to the last is what this looks for; absolute seconds follow the machine's load, so
+run it alone on an idle machine.
 """
 
 from __future__ import annotations
@@ -112,7 +113,6 @@ class Pace:
                 self.state[len(self.seconds)] = {
                     "rss_mb": round(rss_mb(), 1),
                     "kv_tokens": kv_tokens(self.encoder),
-                    "llama_n_tokens": int(self.encoder._llama.n_tokens),
                     "python_objects": len(gc.get_objects()),
                 }
             return found
@@ -184,9 +184,9 @@ def main() -> None:
     )
     print(
         "| documents | s/document | ms/token | tokens/document | RSS MB | KV tokens "
-        "| n_tokens | Python objects |"
+        "| Python objects |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for row in rows:
         print("| " + " | ".join(str(value) for value in row.values()) + " |")
     print("\n" + json.dumps(report))
