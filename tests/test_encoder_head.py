@@ -4,14 +4,24 @@ the cross-fitted labels of unplanned disclosures."""
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gen.train.encoder_features import EncoderSpec, shared_cache
+from gen.backends.llama_cpp_encoder import TokenVectors
+from gen.core.records import Record
+from gen.train import TrainSettings
+from gen.train.encoder_features import (
+    EncoderSpec,
+    TokenVectorCache,
+    _shared,
+    cache_root,
+    shared_cache,
+)
 from gen.train.encoder_head import DEFAULT_THRESHOLD, LinearHead, best_thresholds
-from gen.train.encoder_trainer import Units, fill_unplanned
+from gen.train.encoder_trainer import Units, _units, fill_unplanned
 
 pytest.importorskip("sklearn")
 
@@ -98,3 +108,61 @@ def test_the_shared_token_vector_cache_follows_the_cache_folder(tmp_path, monkey
     assert first.folder.is_relative_to(tmp_path / "first")
     assert second.folder.is_relative_to(tmp_path / "second")
     assert shared_cache(spec) is second
+
+
+class _CountingEncoder:
+    """Stands in for the model: vectors of ones per character, and how many earlier
+    documents' token vectors were still alive each time a document was encoded."""
+
+    def __init__(self) -> None:
+        self.made: list[weakref.ref[np.ndarray]] = []
+        self.held: list[int] = []
+
+    def alive(self) -> int:
+        return sum(made() is not None for made in self.made)
+
+    def encode(self, texts: list[str]) -> list[TokenVectors]:
+        self.held.append(self.alive())
+        found = []
+        for text in texts:
+            offsets = np.array([(i, i + 1) for i in range(len(text))], np.int64)
+            found.append(TokenVectors(offsets, np.ones((len(text), 4), np.float32)))
+        self.made.extend(weakref.ref(vectors.vectors) for vectors in found)
+        return found
+
+
+def test_the_feature_pass_keeps_one_document_s_token_vectors_at_a_time(
+    tmp_path, monkeypatch
+) -> None:
+    """A training over hundreds of documents held every document's token vectors until its
+    last one was encoded (about 2 MB each with the 1.5B model): only the units' features
+    are kept, each computed as its document's vectors arrive or are read from the cache."""
+    monkeypatch.setenv("GEN_CACHE_DIR", str(tmp_path))
+    spec = EncoderSpec(Path("model.gguf"), "1" * 64, 64, 16)
+    records = [
+        Record(f"r{i}", f"Note {i}. He was treated for asthma.", "health", "note", "en", "gold")
+        for i in range(8)
+    ]
+    cache = shared_cache(spec)
+    cache._encoder = encoder = _CountingEncoder()
+    units = _units(records, spec, TrainSettings(trainer="encoder"), ["health"], "train", {})
+    assert units.features.shape == (16, 4)
+    assert max(encoder.held) <= 1
+    # Read back from the cache, the vectors go the same way.
+    reread = TokenVectorCache(spec)
+    read = reread._read
+    held = []
+
+    def counting_read(text: str) -> TokenVectors | None:
+        held.append(encoder.alive())
+        found = read(text)
+        if found is not None:
+            encoder.made.append(weakref.ref(found.vectors))
+        return found
+
+    monkeypatch.setattr(reread, "_read", counting_read)
+    monkeypatch.setitem(_shared, (spec, cache_root()), reread)
+    again = _units(records, spec, TrainSettings(trainer="encoder"), ["health"], "train", {})
+    assert (reread.hits, reread.misses) == (8, 0)
+    assert np.array_equal(again.features, units.features)
+    assert max(held) <= 1

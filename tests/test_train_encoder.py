@@ -165,14 +165,14 @@ def test_a_second_pass_reads_the_cache_without_loading_the_model(trained, cache_
     spec = EncoderSpec(Path(info["encoder"]), info["encoder_sha256"], info["window"], 256)
     texts = [r.text for r in read_record_file(GOLD_DEV, "gold")][:16]
     fresh = TokenVectorCache(spec)
-    fresh.vectors(texts, "again")
+    fresh.pooled(texts, "again", lambda index, vectors: vectors)
     assert (fresh.hits, fresh.misses) == (16, 0)
     assert fresh._encoder is None
     # A damaged file is computed again.
     damaged = next(cache_dir.rglob("*.npz"))
     damaged.write_bytes(b"not a numpy file")
     again = TokenVectorCache(spec)
-    again.vectors(texts, "again")
+    again.pooled(texts, "again", lambda index, vectors: vectors)
     assert again.misses == 1
 
 

@@ -130,16 +130,17 @@ class EncoderDetector:
     def unit_scores(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
         """Each text's units and their class probabilities; `UnreadTexts` at the end when
         some texts' tokens cannot be mapped to them (no units for those)."""
-        vectors = self.cache.vectors(texts, "encoder detector")
+        units = [text_units(t, text_language(t, self.languages), self.unit) for t in texts]
+        pooled = self.cache.pooled(
+            texts, "encoder detector", lambda index, vectors: unit_features(vectors, units[index])
+        )
         scored, unread = [], {}
-        for index, (text, token_vectors) in enumerate(zip(texts, vectors, strict=True)):
-            if isinstance(token_vectors, TextNotMapped):
-                unread[index] = str(token_vectors)
+        for index, (ranges, features) in enumerate(zip(units, pooled, strict=True)):
+            if isinstance(features, TextNotMapped):
+                unread[index] = str(features)
                 scored.append(([], np.zeros((0, len(self.classes)))))
                 continue
-            units = text_units(text, text_language(text, self.languages), self.unit)
-            features = unit_features(token_vectors, units)
-            scored.append((units, self.head.probabilities(features)))
+            scored.append((ranges, self.head.probabilities(features)))
         if unread:
             raise UnreadTexts(unread, scored)
         return scored

@@ -19,9 +19,10 @@ import hashlib
 import io
 import os
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from gen.core.records import Span
 from gen.text.token_offsets import TextNotMapped
 
 Range = tuple[int, int]
+T = TypeVar("T")
 #: Texts per `encode` call. Several short texts can share one forward pass as separate
 #: sequences, but on two CPU cores that measured 8% slower than one text per pass
 #: (bench/bench_encoder.py: 51.2 against 55.8 tokens/s with the 1.5B model).
@@ -96,27 +98,52 @@ class TokenVectorCache:
             )
         return self._encoder
 
-    def vectors(self, texts: Sequence[str], description: str) -> list[TokenVectors | TextNotMapped]:
-        """Each text's token vectors, or why its tokens cannot be mapped to it (not cached:
-        the next run asks the encoder again)."""
-        found: dict[str, TokenVectors | TextNotMapped] = {}
-        for text in dict.fromkeys(texts):
+    def pooled(
+        self,
+        texts: Sequence[str],
+        description: str,
+        pool: Callable[[int, TokenVectors], T],
+    ) -> list[T | TextNotMapped]:
+        """`pool(index, vectors)` of each text, or why its tokens cannot be mapped to it (not
+        cached: the next run asks the encoder again). Each text's vectors are pooled as they
+        are read or computed and then dropped: a training over a few hundred documents that
+        held every document's token vectors (a few MB each with a 1.5B model) kept them all
+        until its last document (bench/encoder_pace.py)."""
+        places: dict[str, list[int]] = {}
+        for index, text in enumerate(texts):
+            places.setdefault(text, []).append(index)
+        found: list[T | TextNotMapped | None] = [None] * len(texts)
+        misses = self.misses
+        for text, vectors in self._each(list(places), description):
+            for index in places[text]:
+                found[index] = (
+                    vectors if isinstance(vectors, TextNotMapped) else pool(index, vectors)
+                )
+        self.hits += len(texts) - (self.misses - misses)
+        return found  # type: ignore[return-value]
+
+    def _each(
+        self, texts: list[str], description: str
+    ) -> Iterator[tuple[str, TokenVectors | TextNotMapped]]:
+        """Each of `texts` (distinct) with its vectors, one at a time: cached ones first."""
+        missing = []
+        for text in texts:
             stored = self._read(text)
-            if stored is not None:
-                found[text] = stored
-        missing = [text for text in dict.fromkeys(texts) if text not in found]
-        self.hits += len(texts) - len(missing)
+            if stored is None:
+                missing.append(text)
+            else:
+                yield text, stored
         self.misses += len(missing)
-        if missing:
-            with progress(f"{description}: token vectors", len(missing)) as reporter:
-                for start in range(0, len(missing), GROUP):
-                    group = missing[start : start + GROUP]
-                    for text, computed in zip(group, self.encoder().encode(group), strict=True):
-                        if isinstance(computed, TokenVectors):
-                            self._write(text, computed)
-                        found[text] = computed
-                    reporter.advance(len(group))
-        return [found[text] for text in texts]
+        if not missing:
+            return
+        with progress(f"{description}: token vectors", len(missing)) as reporter:
+            for start in range(0, len(missing), GROUP):
+                group = missing[start : start + GROUP]
+                for text, computed in zip(group, self.encoder().encode(group), strict=True):
+                    if isinstance(computed, TokenVectors):
+                        self._write(text, computed)
+                    yield text, computed
+                reporter.advance(len(group))
 
 
 _shared: dict[tuple[EncoderSpec, Path], TokenVectorCache] = {}

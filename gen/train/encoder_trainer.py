@@ -180,13 +180,15 @@ def _units(
     unread: dict[str, str],
 ) -> Units:
     """The units of `records`; those whose tokens cannot be mapped go to `unread`."""
-    vectors = shared_cache(spec).vectors([r.text for r in records], name)
+    units = [text_units(r.text, r.language, settings.unit) for r in records]
+    pooled = shared_cache(spec).pooled(
+        [r.text for r in records], name, lambda index, vectors: unit_features(vectors, units[index])
+    )
     features, targets, lengths, owners, planned, negative = [], [], [], [], [], []
-    for index, (record, token_vectors) in enumerate(zip(records, vectors, strict=True)):
-        if isinstance(token_vectors, TextNotMapped):
-            unread[record.id] = str(token_vectors)
+    for index, (record, ranges, found) in enumerate(zip(records, units, pooled, strict=True)):
+        if isinstance(found, TextNotMapped):
+            unread[record.id] = str(found)
             continue
-        ranges = text_units(record.text, record.language, settings.unit)
         if not ranges:
             continue
         passages = [
@@ -195,7 +197,7 @@ def _units(
         negative.extend(
             any(low < end and start < high for low, high in passages) for start, end in ranges
         )
-        features.append(unit_features(token_vectors, ranges))
+        features.append(found)
         targets.extend(unit_labels(record.text, ranges, record.spans, labels, settings.unit_cover))
         lengths.extend(end - start for start, end in ranges)
         owners.extend([index] * len(ranges))
