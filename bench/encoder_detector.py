@@ -58,6 +58,19 @@ from gen.train.units import special_labels
 from labeling.refind import refound
 
 
+def held_out(
+    records: list[Record], seed: int, dev_files: list[Path] | None, dev_share: float
+) -> tuple[list[Record], list[Record]]:
+    """(dev, train): the records shuffled by `seed`, and `dev_files` for choosing thresholds
+    and epochs, or else a held-out `dev_share` of the records (never the gold set)."""
+    train = list(records)
+    random.Random(seed).shuffle(train)
+    if dev_files:
+        return read(dev_files, None), train
+    count = max(1, round(dev_share * len(train)))
+    return train[:count], train[count:]
+
+
 def read(
     paths: list[Path],
     sources: set[str] | None,
@@ -185,13 +198,7 @@ def main() -> None:
     print(f"train {len(records)} records {dict(counts)}, scored {list(golds)}; {vars(args)}")
     results: dict[tuple[int, str], list[dict]] = {}
     for seed in [int(s) for s in args.seed.split(",")]:
-        train = list(records)
-        random.Random(seed).shuffle(train)
-        if args.dev:
-            dev = read(args.dev, None)
-        else:
-            count = max(1, round(args.dev_share * len(train)))
-            dev, train = train[:count], train[count:]
+        dev, train = held_out(records, seed, args.dev, args.dev_share)
         sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [len(train)]
         for size in sizes:
             chosen = train[: min(size, len(train))]

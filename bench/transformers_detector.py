@@ -41,14 +41,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import random
 import resource
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
-from encoder_detector import mean_of, read, score
+from encoder_detector import held_out, mean_of, read, score
 
 from gen.core.packs import negative_labels
 from gen.core.records import Record
@@ -151,13 +150,7 @@ def train_seed(
     results: dict[tuple[int, str], list[dict]],
 ) -> None:
     """Every curve point of one seed not in `finished`, printed and added to `results`."""
-    train = list(records)
-    random.Random(seed).shuffle(train)
-    if args.dev:
-        dev = read(args.dev, None)
-    else:
-        count = max(1, round(args.dev_share * len(train)))
-        dev, train = train[:count], train[count:]
+    dev, train = held_out(records, seed, args.dev, args.dev_share)
     sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else [len(train)]
     for size in sizes:
         chosen = train[: min(size, len(train))]

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from gen.core.errors import ConfigError
-from gen.core.pack_generation import CHAT_FORMAT
+from gen.core.pack_generation import CHAT_FORMAT, RetrySampling
 from gen.core.yamlio import StrictModel
 
 LABELING_FILE = "labeling.yaml"
@@ -42,14 +42,8 @@ class CategoryLabeling(StrictModel):
     description: str = Field(min_length=1)
 
 
-class LabelingSampling(StrictModel):
-    """First attempt greedy (reproducible); the one retry warmer, to get a different answer."""
-
-    temperature: float = Field(0.0, ge=0)
-    retry_temperature: float = Field(0.7, ge=0)
-    top_p: float = Field(1.0, gt=0, le=1)
-    top_k: int = Field(0, ge=0)
-    repeat_penalty: float = Field(1.0, gt=0)
+#: First attempt greedy (reproducible); the one retry warmer, to get a different answer.
+LabelingSampling = RetrySampling
 
 
 class LabelingPrompts(StrictModel):

@@ -34,6 +34,17 @@ class SamplingConfig(StrictModel):
     tokens_per_word: float = Field(2.0, gt=0, le=20)
 
 
+class RetrySampling(StrictModel):
+    """Sampling of a model asked for one right answer (labeling, translating): the first
+    attempt greedy (reproducible); the one retry warmer, to get a different answer."""
+
+    temperature: float = Field(0.0, ge=0)
+    retry_temperature: float = Field(0.7, ge=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    top_k: int = Field(0, ge=0)
+    repeat_penalty: float = Field(1.0, gt=0)
+
+
 class DocumentChecks(StrictModel):
     min_chars: int = Field(200, ge=1)
     near_duplicate_ratio: float = Field(92, gt=0, le=100)

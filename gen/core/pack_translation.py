@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from gen.core.pack_generation import CHAT_FORMAT
+from gen.core.pack_generation import CHAT_FORMAT, RetrySampling
 from gen.core.placeholders import check_placeholders, template_pieces
 from gen.core.records import label_problem
 from gen.core.yamlio import StrictModel
@@ -34,15 +34,6 @@ class TranslationExample(StrictModel):
 
     source: str = Field(min_length=1)
     translation: str = Field(min_length=1)
-
-
-class TranslationSampling(StrictModel):
-    temperature: float = Field(0.0, ge=0)
-    #: The single retry after an unusable answer (empty, cut off, untranslated, too long).
-    retry_temperature: float = Field(0.7, ge=0)
-    top_p: float = Field(1.0, gt=0, le=1)
-    top_k: int = Field(0, ge=0)
-    repeat_penalty: float = Field(1.0, gt=0)
 
 
 def _last_placeholder(value: str, name: str) -> str:
@@ -77,7 +68,8 @@ class TranslationPrompts(StrictModel):
     #: Per span label: `keep` (copied unchanged) or `translate`; other labels: `default_rule`.
     rules: dict[str, Rule] = Field(default_factory=dict)
     default_rule: Rule = TRANSLATE
-    sampling: TranslationSampling = Field(default_factory=TranslationSampling)
+    #: The retry follows an unusable answer (empty, cut off, untranslated, too long).
+    sampling: RetrySampling = Field(default_factory=RetrySampling)
     #: Answer budget in tokens per token of the tagged piece (a translation may be longer).
     max_tokens_ratio: float = Field(2.0, gt=0)
     #: A document is translated in pieces of about this many words, cut between sentences.

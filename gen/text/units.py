@@ -43,14 +43,16 @@ import re
 from collections.abc import Iterator
 from functools import cache, partial
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from gen.core.errors import UsageError
 from gen.core.pack_language import UnitRules
 from gen.text.sentences import split_sentences
 from gen.text.words import alphanumeric_words, is_invisible
 
-UNITS = ("sentence", "clause")
+#: What a labeling unit is; `UNITS` lists them for messages and option choices.
+Unit = Literal["sentence", "clause"]
+UNITS: tuple[str, ...] = get_args(Unit)
 
 Range = tuple[int, int]
 

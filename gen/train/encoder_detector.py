@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gen.backends.models import file_sha256
 from gen.core.errors import UsageError
@@ -35,7 +35,7 @@ from gen.core.records import Span
 from gen.predict.detector import SOURCE, UnreadTexts
 from gen.predict.loader import DETECTOR_FILE, load_detector, validated
 from gen.text.token_offsets import TextNotMapped
-from gen.text.units import UNITS, trimmed
+from gen.text.units import Unit, trimmed
 from gen.train.encoder_features import EncoderSpec, shared_cache, unit_features
 from gen.train.encoder_head import LinearHead
 from gen.train.units import text_language, text_units
@@ -59,19 +59,12 @@ class EncoderInfo(BaseModel):
     encoder_sha256: str = Field(pattern="^[0-9a-f]{64}$")
     window: int = Field(ge=2)
     overlap: int = Field(ge=0)
-    unit: str
+    unit: Unit
     languages: list[str] = Field(min_length=1)
     identifiers: list[str] = []
     #: Repeated from the head for the model card: checked against it.
     labels: list[str]
     thresholds: dict[str, float]
-
-    @field_validator("unit")
-    @classmethod
-    def _unit(cls, unit: str) -> str:
-        if unit not in UNITS:
-            raise ValueError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
-        return unit
 
     @model_validator(mode="after")
     def _windows(self) -> EncoderInfo:

@@ -36,7 +36,7 @@ from gen.export.formats.hf_tokens import (
 )
 from gen.predict.detector import SOURCE
 from gen.predict.loader import DETECTOR_FILE, validated
-from gen.text.units import UNITS
+from gen.text.units import Unit
 from gen.text.words import OUTSIDE, word_spans
 from gen.train import require
 from gen.train.token_tags import decide, scored_spans, snap_to_units, softmax, word_probabilities
@@ -97,7 +97,7 @@ class TransformersInfo(BaseModel):
     window: int = Field(ge=2)
     overlap: int = Field(ge=0)
     snap: list[str] = []
-    unit: str = "clause"
+    unit: Unit = "clause"
     unit_cover: float = Field(default=0.5, gt=0, le=1)
     languages: list[str] = Field(min_length=1)
 
@@ -107,13 +107,6 @@ class TransformersInfo(BaseModel):
         if tags[0] != OUTSIDE or not all(tag.startswith("I-") for tag in tags[1:]):
             raise ValueError(f'expected "O" then "I-<label>" tags, got {tags}')
         return tags
-
-    @field_validator("unit")
-    @classmethod
-    def _unit(cls, unit: str) -> str:
-        if unit not in UNITS:
-            raise ValueError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
-        return unit
 
     @model_validator(mode="after")
     def _labels(self) -> TransformersInfo:

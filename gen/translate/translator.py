@@ -7,7 +7,7 @@ from the tags or found again (`gen.translate.carry`); the text between pieces is
 
 from __future__ import annotations
 
-import threading
+from typing import Any
 
 from gen.backends.base import Backend
 from gen.core.packs import LanguagePack
@@ -27,20 +27,11 @@ class Translator(PieceAsker):
         backend: Backend,
         pack: LanguagePack,
         *,
-        prompt_format: str | None = None,
-        context_tokens: int = 4096,
-        seed: int = 0,
         piece_words: int | None = None,
-        abandon: threading.Event | None = None,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            backend,
-            pack,
-            prompt_format=prompt_format,
-            context_tokens=context_tokens,
-            seed=seed,
-            abandon=abandon,
-        )
+        """`options`: those of `PieceAsker` (prompt format, context, seed, abandon)."""
+        super().__init__(backend, pack, **options)
         self.piece_words = piece_words or self.prompts.piece_words
         self.finder = FactFinder(pack.facts.finder, pack.code)
 
