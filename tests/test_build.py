@@ -180,7 +180,7 @@ def test_missing_inputs_are_named(tmp_path):
         path.unlink()
     paths.queries.rmdir()
     report = build_dataset(tmp_path, BuildOptions())
-    assert report.inputs_missing == ["gold", "queries"]
+    assert report.inputs_missing == ["translated", "gold", "queries"]
     with pytest.raises(UsageError, match="nothing to build"):
         build_dataset(tmp_path / "empty", BuildOptions())
 

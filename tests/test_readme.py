@@ -48,6 +48,8 @@ NOT_RUN = {
     "gen review pull": "needs a Label Studio server",
     "gen review report": "needs what gen review pull brought from a Label Studio server",
     "gen bench": "runs a model",
+    "gen translate --to it": "asks a model",
+    "gen translate --to de --from en --source my_gold.jsonl": "asks a model",
 }
 #: Commands run as shown in a run folder of their own, with fewer records.
 ON_A_SMALL_RUN = (

@@ -353,3 +353,28 @@ def test_gen_inspect_shows_a_translation_beside_its_source(tmp_path: Path) -> No
     assert source["text"] == marked(LETTER).text
     shown = {(source["text"][s[0] : s[1]], s[4]) for s in source["spans"]}
     assert ("voted for the Greens", "dropped") in shown and ("She has asthma", "carried") in shown
+
+
+def test_retry_rejected_asks_the_rejected_records_again(tmp_path: Path) -> None:
+    labeled_run(tmp_path, marked(LETTER, record_id="a"), marked(LETTER, record_id="b"))
+    translate(tmp_path, TranslatingBackend(edit=lambda answer, piece: piece))  # all untranslated
+    paths = RunPaths(tmp_path / "run")
+    assert len(RecordTable(paths.rejects("translate")).read()) == 2
+    summary = run(paths, TranslateOptions(to="it", backend=TranslatingBackend()))
+    assert summary.new_translated == 0  # rejects are not asked again by default
+    summary = run(
+        paths, TranslateOptions(to="it", backend=TranslatingBackend(), retry_rejected=True)
+    )
+    assert summary.retried == 2 and summary.new_translated == 2
+    assert sorted(RecordTable(paths.translated).ids()) == ["a~it", "b~it"]
+    assert RecordTable(paths.rejects("translate")).read() == []
+
+
+def test_a_date_with_a_month_both_languages_spell_alike_is_not_untranslated(
+    tmp_path: Path,
+) -> None:
+    labeled_run(tmp_path, marked("[[Thomas Reeve|PERSON]], 11 April 2025"))
+    german = TranslatingBackend(edit=lambda answer, piece: piece.replace("11 April", "11. April"))
+    paths = translate(tmp_path, german)
+    (translated,) = RecordTable(paths.translated).read()
+    assert translated.text == "Thomas Reeve, 11. April 2025"

@@ -36,6 +36,8 @@ def report(summary: TranslateSummary, paths: RunPaths) -> None:
         f"{summary.translated} records translated into {summary.language} "
         f"({summary.new_translated} new) in {paths.translated}"
     )
+    if summary.retried:
+        click.echo(f"  asked again: {summary.retried} records rejected before")
     if summary.skipped:
         click.echo(f"  not translated: {_counts(summary.skipped)}")
     if summary.spans:
@@ -98,6 +100,12 @@ def report(summary: TranslateSummary, paths: RunPaths) -> None:
     help="'chat' (the model's template) or a raw format from prompts/formats.yaml "
     "(default: translation.yaml's format).",
 )
+@click.option(
+    "--retry-rejected",
+    is_flag=True,
+    help="Translate again the records in RUN/rejects/translate for this language (after a fix "
+    "or with another model); those that fail again go back there.",
+)
 @seed_option
 @shard_option
 @backend_options
@@ -109,6 +117,7 @@ def translate(
     source: str,
     piece_words: int | None,
     prompt_format: str | None,
+    retry_rejected: bool,
     seed: int,
     shard: Shard,
     prompts_dir: Path | None,
@@ -131,6 +140,7 @@ def translate(
         seed=seed,
         piece_words=piece_words,
         shard=shard,
+        retry_rejected=retry_rejected,
         prompts_dir=prompts_dir,
         load_backend=partial(make_backend, backend_opts),
     )

@@ -37,9 +37,10 @@ ATTEMPTS = 2
 #: Tokens an answer may use beyond the ratio (short pieces, a closing line).
 _ANSWER_MARGIN = 24
 _CONTEXT_MARGIN = 16
-#: A piece whose words outside `keep` spans number at least this many must change.
+#: A piece whose words outside `keep` spans number at least this many must change (words of
+#: letters: numbers, and a date's month that both languages spell alike, are no sign).
 _MIN_WORDS_TO_CHANGE = 3
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W\d_]+")
 
 # Why a piece, and so its record, failed.
 MODEL_ERROR = "model_error"

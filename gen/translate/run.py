@@ -66,6 +66,9 @@ class TranslateOptions:
     #: Words per piece (default: the pack's `piece_words`).
     piece_words: int | None = None
     shard: Shard = WHOLE
+    #: Translate again the records this target's rejects hold (after a fix, with a better
+    #: model); those that fail again go back to the rejects.
+    retry_rejected: bool = False
     prompts_dir: Path | None = None
     #: The model, already loaded (tests), or None when `load_backend` is given.
     backend: Backend | None = None
@@ -107,6 +110,8 @@ class TranslateRun:
         pack = self.load_pack()
         table = RecordTable(self.paths.translated, shard=self.options.shard)
         rejects = RecordTable(self.paths.rejects(STAGE), shard=self.options.shard)
+        if self.options.retry_rejected:
+            self.forget_rejects(rejects, todo_all)
         translating = False
         try:
             with table, rejects:  # locked before the model loads
@@ -168,6 +173,15 @@ class TranslateRun:
         pack.translation  # noqa: B018 (loaded now: a missing or broken file stops here)
         pack.facts  # noqa: B018 (the finder of lost passages)
         return pack
+
+    def forget_rejects(self, rejects: RecordTable, todo: Sequence[Record]) -> None:
+        """Take the planned records of this target out of the rejects, so they are asked
+        again; the table is rewritten whole (a second writer is refused)."""
+        again = {translated_id(r.id, self.options.to) for r in todo}
+        kept = [r for r in rejects.read() if r.id not in again] if rejects.exists() else []
+        self.summary.retried = len(rejects.ids() & again) if rejects.exists() else 0
+        if self.summary.retried:
+            rejects.replace(kept)
 
     def translate_all(
         self, todo: Sequence[Record], table: RecordTable, rejects: RecordTable

@@ -24,6 +24,8 @@ class TranslateSummary:
     new_translated: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     new_rejected: int = 0
+    #: Rejected records asked again (--retry-rejected).
+    retried: int = 0
     #: Source spans of the translated records, and what became of each.
     spans: int = 0
     fates: Counter[str] = field(default_factory=Counter)
@@ -75,6 +77,7 @@ class TranslateSummary:
             "translated": self.translated,
             "new_translated": self.new_translated,
             "rejected": dict(self.rejected),
+            "retried": self.retried,
             "spans": self.spans,
             "carried": self.carried,
             "fates": dict(self.fates),
