@@ -177,9 +177,12 @@ class TranslateRun:
     def forget_rejects(self, rejects: RecordTable, todo: Sequence[Record]) -> None:
         """Take the planned records of this target out of the rejects, so they are asked
         again; the table is rewritten whole (a second writer is refused)."""
+        if not rejects.exists():
+            return
         again = {translated_id(r.id, self.options.to) for r in todo}
-        kept = [r for r in rejects.read() if r.id not in again] if rejects.exists() else []
-        self.summary.retried = len(rejects.ids() & again) if rejects.exists() else 0
+        held = rejects.read()
+        kept = [r for r in held if r.id not in again]
+        self.summary.retried = len(held) - len(kept)
         if self.summary.retried:
             rejects.replace(kept)
 
