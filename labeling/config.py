@@ -42,16 +42,12 @@ class CategoryLabeling(StrictModel):
     description: str = Field(min_length=1)
 
 
-#: First attempt greedy (reproducible); the one retry warmer, to get a different answer.
-LabelingSampling = RetrySampling
-
-
 class LabelingPrompts(StrictModel):
     """The common part; the strategies' blocks are added as optional fields on load."""
 
     #: `chat` (the model's own template) or a raw format from prompts/formats.yaml.
     format: str = CHAT_FORMAT
-    sampling: LabelingSampling = LabelingSampling()
+    sampling: RetrySampling = Field(default_factory=RetrySampling)
     #: One entry per sensitive category of categories.yaml.
     categories: dict[str, CategoryLabeling]
 
